@@ -1,0 +1,214 @@
+//! The S3 side of the archive. Works against AWS S3, MinIO and moto: the endpoint and
+//! path-style addressing come from settings.
+
+use aws_sdk_s3::Client;
+use aws_sdk_s3::config::{
+    BehaviorVersion, Credentials, Region, RequestChecksumCalculation, ResponseChecksumValidation,
+};
+use aws_sdk_s3::error::DisplayErrorContext;
+use aws_sdk_s3::primitives::{ByteStream, DateTime as S3DateTime};
+use aws_sdk_s3::types::ObjectLockMode;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use chrono::{DateTime, Months, Utc};
+use edihub_config::S3Settings;
+use md5::{Digest, Md5};
+use uuid::Uuid;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("S3 {operation} failed: {message}")]
+    S3 {
+        operation: &'static str,
+        message: String,
+    },
+    #[error("retention date out of range")]
+    RetentionOutOfRange,
+}
+
+fn s3_error(operation: &'static str, error: impl std::error::Error) -> StoreError {
+    StoreError::S3 {
+        operation,
+        message: DisplayErrorContext(error).to_string(),
+    }
+}
+
+/// The deterministic key of an original: by receipt date, then the hub's message id, so
+/// a redelivered event writes to the same key and an auditor can browse by day.
+pub fn object_key(message_id: Uuid, received_at: DateTime<Utc>) -> String {
+    format!(
+        "originals/{}/{message_id}.edi",
+        received_at.format("%Y/%m/%d")
+    )
+}
+
+/// `received_at` plus the retention period.
+pub fn retain_until(received_at: DateTime<Utc>, years: u32) -> Option<DateTime<Utc>> {
+    received_at.checked_add_months(Months::new(years.checked_mul(12)?))
+}
+
+#[derive(Clone, Debug)]
+pub struct ArchiveStore {
+    client: Client,
+    bucket: String,
+    retention_years: u32,
+}
+
+impl ArchiveStore {
+    pub fn new(settings: &S3Settings) -> Self {
+        let credentials = Credentials::new(
+            &settings.access_key_id,
+            settings.secret_access_key.expose(),
+            None,
+            None,
+            "edihub-settings",
+        );
+        let mut builder = aws_sdk_s3::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new(settings.region.clone()))
+            .credentials_provider(credentials)
+            .force_path_style(settings.force_path_style)
+            // We send Content-MD5 ourselves (Object Lock requires an integrity header);
+            // the SDK's streaming trailer checksums are not understood by every S3 server.
+            .request_checksum_calculation(RequestChecksumCalculation::WhenRequired)
+            .response_checksum_validation(ResponseChecksumValidation::WhenRequired);
+        if let Some(endpoint) = &settings.endpoint {
+            builder = builder.endpoint_url(endpoint);
+        }
+        Self {
+            client: Client::from_conf(builder.build()),
+            bucket: settings.bucket.clone(),
+            retention_years: settings.retention_years,
+        }
+    }
+
+    pub fn bucket(&self) -> &str {
+        &self.bucket
+    }
+
+    pub fn retention_years(&self) -> u32 {
+        self.retention_years
+    }
+
+    /// The raw client, for operator tools and tests.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Creates the bucket with Object Lock enabled (which also enables versioning).
+    /// Idempotent.
+    pub async fn ensure_bucket(&self) -> Result<(), StoreError> {
+        match self
+            .client
+            .create_bucket()
+            .bucket(&self.bucket)
+            .object_lock_enabled_for_bucket(true)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(error)
+                if error
+                    .as_service_error()
+                    .is_some_and(|e| e.is_bucket_already_owned_by_you()) =>
+            {
+                Ok(())
+            }
+            Err(error) => Err(s3_error("CreateBucket", error)),
+        }
+    }
+
+    /// Stores `bytes` under `key`, locked in COMPLIANCE mode until `retain_until`.
+    /// Returns the object version id.
+    pub async fn put_locked(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        retain_until: DateTime<Utc>,
+    ) -> Result<Option<String>, StoreError> {
+        let md5 = BASE64.encode(Md5::digest(&bytes));
+        let output = self
+            .client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .content_type("application/edifact")
+            .content_md5(md5)
+            .object_lock_mode(ObjectLockMode::Compliance)
+            .object_lock_retain_until_date(S3DateTime::from_secs(retain_until.timestamp()))
+            .body(ByteStream::from(bytes))
+            .send()
+            .await
+            .map_err(|e| s3_error("PutObject", e))?;
+        Ok(output.version_id().map(str::to_owned))
+    }
+
+    pub async fn get(&self, key: &str, version_id: Option<&str>) -> Result<Vec<u8>, StoreError> {
+        let output = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .set_version_id(version_id.map(str::to_owned))
+            .send()
+            .await
+            .map_err(|e| s3_error("GetObject", e))?;
+        let bytes = output
+            .body
+            .collect()
+            .await
+            .map_err(|e| s3_error("GetObject body", e))?;
+        Ok(bytes.into_bytes().to_vec())
+    }
+
+    /// The retention mode and date S3 holds for the object version, read from
+    /// HeadObject's lock headers (moto answers GetObjectRetention with a version id as
+    /// a plain GET; HeadObject carries the same facts on every server).
+    pub async fn retention(
+        &self,
+        key: &str,
+        version_id: Option<&str>,
+    ) -> Result<(Option<String>, Option<DateTime<Utc>>), StoreError> {
+        let output = self
+            .client
+            .head_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .set_version_id(version_id.map(str::to_owned))
+            .send()
+            .await
+            .map_err(|e| s3_error("HeadObject", e))?;
+        let mode = output.object_lock_mode().map(|m| m.as_str().to_owned());
+        let until = output
+            .object_lock_retain_until_date()
+            .and_then(|d| DateTime::from_timestamp(d.secs(), d.subsec_nanos()));
+        Ok((mode, until))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_is_deterministic_and_dated() {
+        let id = Uuid::parse_str("0190a5b2-0000-7000-8000-000000000001").unwrap();
+        let at = DateTime::parse_from_rfc3339("2026-12-02T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        assert_eq!(
+            object_key(id, at),
+            "originals/2026/12/02/0190a5b2-0000-7000-8000-000000000001.edi"
+        );
+    }
+
+    #[test]
+    fn retention_is_ten_calendar_years() {
+        let at = DateTime::parse_from_rfc3339("2024-02-29T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        let until = retain_until(at, 10).unwrap();
+        // 2034 is no leap year: chrono clamps to the last day of February.
+        assert_eq!(until.to_rfc3339(), "2034-02-28T12:00:00+00:00");
+    }
+}

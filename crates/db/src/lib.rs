@@ -1,0 +1,59 @@
+//! The database connection and the schema migrations (`migrations/` at the repo root,
+//! embedded into every binary at compile time).
+
+use edihub_config::DatabaseSettings;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{ConnectOptions, Connection, PgPool};
+use std::str::FromStr;
+use std::time::Duration;
+
+pub use sqlx::migrate::Migrator;
+
+/// The schema, embedded so a binary can migrate without the source tree.
+pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
+
+/// A pool on the configured database. Connections are opened lazily, so a service can
+/// start (and report itself unready) while the database is down.
+pub fn pool(settings: &DatabaseSettings) -> Result<PgPool, sqlx::Error> {
+    let options = PgConnectOptions::from_str(settings.url.expose())?;
+    Ok(PgPoolOptions::new()
+        .max_connections(settings.max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_lazy_with(options))
+}
+
+/// Creates the database named in the URL if it does not exist (connecting to the
+/// `postgres` maintenance database to do so), then applies the migrations.
+pub async fn create_and_migrate(settings: &DatabaseSettings) -> Result<(), sqlx::Error> {
+    let options = PgConnectOptions::from_str(settings.url.expose())?;
+    let name = options.get_database().unwrap_or("edihub").to_owned();
+    let mut admin = options.clone().database("postgres").connect().await?;
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(&name)
+            .fetch_one(&mut admin)
+            .await?;
+    if !exists {
+        // Identifiers cannot be bound as parameters; quote it ourselves.
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        if let Err(err) = sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {quoted}")))
+            .execute(&mut admin)
+            .await
+        {
+            // Another process may have created it between the check and here.
+            let raced = err
+                .as_database_error()
+                .and_then(|e| e.code())
+                .is_some_and(|code| code == "42P04");
+            if !raced {
+                return Err(err);
+            }
+        }
+        tracing::info!(database = %name, "created database");
+    }
+    admin.close().await?;
+    let mut conn = options.connect().await?;
+    MIGRATOR.run(&mut conn).await?;
+    conn.close().await?;
+    Ok(())
+}

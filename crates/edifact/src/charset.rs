@@ -1,0 +1,131 @@
+//! Character repertoires named by the UNB syntax identifier, and decoding to `String`.
+//!
+//! The hub stores and forwards values as Rust strings, so every value is validated against
+//! the repertoire the sender *declared*: a Latin-1 byte in a UNOB file is the partner's
+//! defect and must be reported, not silently transcoded (see DESIGN.md, EDIFACT).
+
+use crate::error::ParseErrorKind;
+
+/// How the values of an interchange are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Charset {
+    /// UNOA: ISO 9735 level A, upper-case letters, digits, space and a few punctuation
+    /// marks.
+    LevelA,
+    /// UNOB: level A plus lower-case letters.
+    LevelB,
+    /// UNOC: ISO 8859-1, decoded byte-for-byte to Unicode.
+    Latin1,
+    /// UNOD..UNOK: ISO 8859-2..9. Only their ASCII half is decoded (this crate carries no
+    /// tables for the upper halves); any other byte is reported, never guessed.
+    AsciiPartOf(&'static str),
+    /// UNOW (UTF-8) and UNOY (ISO 10646-1, taken as UTF-8 as its users do).
+    Utf8(&'static str),
+}
+
+impl Charset {
+    /// The charset for a UNB syntax identifier, `None` if unsupported (e.g. UNOX escapes).
+    pub fn from_syntax_identifier(id: &[u8]) -> Option<Self> {
+        Some(match id {
+            b"UNOA" => Self::LevelA,
+            b"UNOB" => Self::LevelB,
+            b"UNOC" => Self::Latin1,
+            b"UNOD" => Self::AsciiPartOf("UNOD"),
+            b"UNOE" => Self::AsciiPartOf("UNOE"),
+            b"UNOF" => Self::AsciiPartOf("UNOF"),
+            b"UNOG" => Self::AsciiPartOf("UNOG"),
+            b"UNOH" => Self::AsciiPartOf("UNOH"),
+            b"UNOI" => Self::AsciiPartOf("UNOI"),
+            b"UNOJ" => Self::AsciiPartOf("UNOJ"),
+            b"UNOK" => Self::AsciiPartOf("UNOK"),
+            b"UNOW" => Self::Utf8("UNOW"),
+            b"UNOY" => Self::Utf8("UNOY"),
+            _ => return None,
+        })
+    }
+
+    /// The syntax identifier this charset was chosen for (used in error messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::LevelA => "UNOA",
+            Self::LevelB => "UNOB",
+            Self::Latin1 => "UNOC",
+            Self::AsciiPartOf(n) | Self::Utf8(n) => n,
+        }
+    }
+
+    /// Decodes one unescaped value.
+    pub(crate) fn decode(self, bytes: &[u8]) -> Result<String, ParseErrorKind> {
+        let invalid = |byte| ParseErrorKind::InvalidCharacter {
+            syntax_identifier: self.name(),
+            byte,
+        };
+        match self {
+            Self::Utf8(_) => std::str::from_utf8(bytes)
+                .map(str::to_owned)
+                .map_err(|_| ParseErrorKind::InvalidUtf8),
+            Self::Latin1 => {
+                if let Some(&b) = bytes.iter().find(|&&b| !(is_graphic_ascii(b) || b >= 0xA0)) {
+                    return Err(invalid(b));
+                }
+                // ISO 8859-1 code points equal Unicode scalar values.
+                Ok(bytes.iter().map(|&b| char::from(b)).collect())
+            }
+            Self::LevelA | Self::LevelB | Self::AsciiPartOf(_) => {
+                let allowed = |b: u8| match self {
+                    Self::LevelA => is_level_a(b),
+                    Self::LevelB => is_level_a(b) || b.is_ascii_lowercase(),
+                    _ => is_graphic_ascii(b),
+                };
+                if let Some(&b) = bytes.iter().find(|&&b| !allowed(b)) {
+                    return Err(invalid(b));
+                }
+                // All bytes were checked to be ASCII, so this cannot fail; mapping the
+                // impossible error keeps the function panic-free.
+                String::from_utf8(bytes.to_vec()).map_err(|_| ParseErrorKind::InvalidUtf8)
+            }
+        }
+    }
+}
+
+fn is_graphic_ascii(b: u8) -> bool {
+    (0x20..0x7F).contains(&b)
+}
+
+/// ISO 9735 level A: A-Z, 0-9, space and `. , - ( ) / = ' + : ? ! " % & * ; < >`.
+fn is_level_a(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit() || b" .,-()/='+:?!\"%&*;<>".contains(&b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_a_rejects_lower_case() {
+        assert_eq!(Charset::LevelA.decode(b"ABC 12.5").unwrap(), "ABC 12.5");
+        assert_eq!(
+            Charset::LevelA.decode(b"Abc").unwrap_err(),
+            ParseErrorKind::InvalidCharacter {
+                syntax_identifier: "UNOA",
+                byte: b'b'
+            }
+        );
+        assert_eq!(Charset::LevelB.decode(b"Abc").unwrap(), "Abc");
+    }
+
+    #[test]
+    fn latin1_and_utf8() {
+        assert_eq!(Charset::Latin1.decode(b"Stra\xDFe").unwrap(), "Straße");
+        assert!(Charset::LevelB.decode(b"Stra\xDFe").is_err());
+        assert_eq!(
+            Charset::Utf8("UNOW").decode("Straße".as_bytes()).unwrap(),
+            "Straße"
+        );
+        assert_eq!(
+            Charset::Utf8("UNOW").decode(b"Stra\xDFe").unwrap_err(),
+            ParseErrorKind::InvalidUtf8
+        );
+        assert!(Charset::AsciiPartOf("UNOD").decode(b"\xB1").is_err());
+    }
+}

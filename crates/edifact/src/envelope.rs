@@ -1,0 +1,472 @@
+//! Service segments: UNB/UNZ, UNG/UNE, UNH/UNT and syntax 4 packages (UNO/UNP).
+//!
+//! This is where ISO 9735's nesting and control rules are enforced: every UNH has a UNT
+//! whose count and reference agree, groups are closed, UNZ counts what the interchange
+//! holds and repeats UNB's reference. Count and reference defects are "control defects":
+//! the content is still readable, so the tolerant entry point reports them as findings
+//! while the strict one fails on the first.
+
+use std::collections::HashSet;
+
+use crate::charset::Charset;
+use crate::error::{ParseError, ParseErrorKind};
+use crate::segment::{Segment, SourcePosition};
+use crate::syntax::{Delimiters, read_preamble};
+use crate::tokenizer::Tokenizer;
+
+/// What UNB says about the interchange.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterchangeHeader {
+    /// S001/0001, e.g. `UNOC`.
+    pub syntax_identifier: String,
+    /// S001/0002, e.g. `3`.
+    pub syntax_version: String,
+    /// S002/0004.
+    pub sender_id: String,
+    /// S002/0007, e.g. `14` (GLN).
+    pub sender_qualifier: Option<String>,
+    /// S003/0010.
+    pub recipient_id: String,
+    /// S003/0007.
+    pub recipient_qualifier: Option<String>,
+    /// S004/0017, as sent (YYMMDD in syntax 1-3, CCYYMMDD in syntax 4).
+    pub prepared_date: String,
+    /// S004/0019, HHMM.
+    pub prepared_time: String,
+    /// 0020, the interchange control reference UNZ must repeat.
+    pub control_reference: String,
+    /// 0031 = `1`: the sender asks for a CONTRL acknowledgement.
+    pub acknowledgement_requested: bool,
+    /// 0035 = `1`: a test interchange.
+    pub test_indicator: bool,
+}
+
+impl InterchangeHeader {
+    /// Reads only UNA/UNB: cheap, used by the AS2 gateway on every message.
+    ///
+    /// It validates UNB itself (delimiters, syntax identifier, charset of its values,
+    /// mandatory elements) but looks at nothing after it, so a truncated or otherwise
+    /// broken body still yields the routing information needed to answer the partner.
+    pub fn peek(input: &[u8]) -> Result<InterchangeHeader, ParseError> {
+        let (mut tokenizer, _) = start(input)?;
+        let unb = first_segment(&mut tokenizer)?;
+        header_from_unb(&unb)
+    }
+}
+
+/// One UNH..UNT message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// UNH 0062, the message reference number.
+    pub reference: String,
+    /// S009/0065, e.g. `INVOIC`.
+    pub message_type: String,
+    /// S009/0052, e.g. `D`.
+    pub version: String,
+    /// S009/0054, e.g. `96A`.
+    pub release: String,
+    /// S009/0051, e.g. `UN`.
+    pub agency: String,
+    /// S009/0057, e.g. `EAN008`.
+    pub association_code: Option<String>,
+    /// UNH..UNT inclusive, in input order.
+    pub segments: Vec<Segment>,
+}
+
+/// A syntax 4 package (UNO..UNP, ISO 9735-8): an opaque object such as an attached PDF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    /// UNO 0800, the package reference number.
+    pub reference: String,
+    /// The object's bytes, exactly as sent.
+    pub object: Vec<u8>,
+    /// Position of the UNO segment.
+    pub position: SourcePosition,
+}
+
+/// A parsed and envelope-checked interchange.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interchange {
+    /// The delimiters in force (from UNA, or the defaults).
+    pub delimiters: Delimiters,
+    /// UNB.
+    pub header: InterchangeHeader,
+    /// All messages, whether or not they were inside UNG..UNE groups.
+    pub messages: Vec<Message>,
+    /// Syntax 4 packages, in input order (usually none).
+    pub packages: Vec<Package>,
+}
+
+impl Interchange {
+    /// Parses and checks one interchange; the first defect of any kind is an error.
+    pub fn parse(input: &[u8]) -> Result<Interchange, ParseError> {
+        parse(input, Mode::Strict).map(|(interchange, _)| interchange)
+    }
+
+    /// Like [`Interchange::parse`], but control defects (counts, references, duplicate
+    /// message references; see [`ParseError::is_control_defect`]) are returned as findings
+    /// instead of failing. Real senders get these wrong while the content is fine; the
+    /// caller decides whether to accept, reject or CONTRL-report them. Any other defect is
+    /// still an error.
+    pub fn parse_tolerant(input: &[u8]) -> Result<(Interchange, Vec<ParseError>), ParseError> {
+        parse(input, Mode::Tolerant)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Strict,
+    Tolerant,
+}
+
+/// Collects control defects, or fails on the first one in strict mode.
+struct Findings {
+    mode: Mode,
+    found: Vec<ParseError>,
+}
+
+impl Findings {
+    fn report(&mut self, error: ParseError) -> Result<(), ParseError> {
+        match self.mode {
+            Mode::Strict => Err(error),
+            Mode::Tolerant => {
+                self.found.push(error);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn start(input: &[u8]) -> Result<(Tokenizer<'_>, Delimiters), ParseError> {
+    let preamble = read_preamble(input)?;
+    let charset =
+        Charset::from_syntax_identifier(&preamble.syntax_identifier).ok_or_else(|| {
+            ParseError::new(
+                ParseErrorKind::UnsupportedSyntaxIdentifier(
+                    String::from_utf8_lossy(&preamble.syntax_identifier).into_owned(),
+                ),
+                SourcePosition {
+                    segment: 1,
+                    offset: preamble.body_start,
+                },
+            )
+        })?;
+    let tokenizer = Tokenizer::new(input, preamble.body_start, preamble.delimiters, charset);
+    Ok((tokenizer, preamble.delimiters))
+}
+
+fn first_segment(tokenizer: &mut Tokenizer<'_>) -> Result<Segment, ParseError> {
+    let here = tokenizer.here();
+    let unb = tokenizer
+        .next_segment()
+        .ok_or_else(|| ParseError::new(ParseErrorKind::MissingUnb, here))??;
+    if unb.tag != "UNB" {
+        return Err(ParseError::new(ParseErrorKind::MissingUnb, unb.position));
+    }
+    Ok(unb)
+}
+
+/// A mandatory component, or `MissingElement(name)` located at the segment.
+fn required(
+    segment: &Segment,
+    element: usize,
+    component: usize,
+    name: &'static str,
+) -> Result<String, ParseError> {
+    segment
+        .component(element, component)
+        .map(str::to_owned)
+        .ok_or_else(|| ParseError::new(ParseErrorKind::MissingElement(name), segment.position))
+}
+
+fn optional(segment: &Segment, element: usize, component: usize) -> Option<String> {
+    segment.component(element, component).map(str::to_owned)
+}
+
+fn header_from_unb(unb: &Segment) -> Result<InterchangeHeader, ParseError> {
+    Ok(InterchangeHeader {
+        syntax_identifier: required(unb, 0, 0, "UNB 0001 syntax identifier")?,
+        syntax_version: required(unb, 0, 1, "UNB 0002 syntax version")?,
+        sender_id: required(unb, 1, 0, "UNB 0004 sender identification")?,
+        sender_qualifier: optional(unb, 1, 1),
+        recipient_id: required(unb, 2, 0, "UNB 0010 recipient identification")?,
+        recipient_qualifier: optional(unb, 2, 1),
+        prepared_date: required(unb, 3, 0, "UNB 0017 date")?,
+        prepared_time: required(unb, 3, 1, "UNB 0019 time")?,
+        control_reference: required(unb, 4, 0, "UNB 0020 interchange control reference")?,
+        acknowledgement_requested: unb.component(8, 0) == Some("1"),
+        test_indicator: unb.component(10, 0) == Some("1"),
+    })
+}
+
+/// A control count as a number; a non-numeric count is a hard error because nothing can
+/// be compared with it.
+fn count(segment: &Segment, name: &'static str) -> Result<u64, ParseError> {
+    let raw = required(segment, 0, 0, name)?;
+    raw.parse()
+        .map_err(|_| ParseError::new(ParseErrorKind::InvalidControlCount(raw), segment.position))
+}
+
+fn check_reference(
+    findings: &mut Findings,
+    trailer: &Segment,
+    trailer_tag: &'static str,
+    header_tag: &'static str,
+    expected: &str,
+    name: &'static str,
+) -> Result<(), ParseError> {
+    let found = required(trailer, 1, 0, name)?;
+    if found != expected {
+        findings.report(ParseError::new(
+            ParseErrorKind::ReferenceMismatch {
+                trailer: trailer_tag,
+                header: header_tag,
+                expected: expected.to_owned(),
+                found,
+            },
+            trailer.position,
+        ))?;
+    }
+    Ok(())
+}
+
+fn open_message(unh: Segment) -> Result<Message, ParseError> {
+    Ok(Message {
+        reference: required(&unh, 0, 0, "UNH 0062 message reference number")?,
+        message_type: required(&unh, 1, 0, "UNH 0065 message type")?,
+        version: required(&unh, 1, 1, "UNH 0052 message version number")?,
+        release: required(&unh, 1, 2, "UNH 0054 message release number")?,
+        agency: required(&unh, 1, 3, "UNH 0051 controlling agency")?,
+        association_code: optional(&unh, 1, 4),
+        segments: vec![unh],
+    })
+}
+
+struct OpenGroup {
+    reference: String,
+    messages: u64,
+}
+
+fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), ParseError> {
+    let (mut tokenizer, delimiters) = start(input)?;
+    let unb = first_segment(&mut tokenizer)?;
+    let header = header_from_unb(&unb)?;
+    let mut findings = Findings {
+        mode,
+        found: Vec::new(),
+    };
+    let mut messages: Vec<Message> = Vec::new();
+    let mut packages: Vec<Package> = Vec::new();
+    let mut references: HashSet<String> = HashSet::new();
+    let mut open: Option<Message> = None;
+    let mut group: Option<OpenGroup> = None;
+    let mut groups: u64 = 0;
+    let mut ungrouped: u64 = 0;
+
+    loop {
+        let here = tokenizer.here();
+        let Some(segment) = tokenizer.next_segment() else {
+            // The input ended before UNZ (and maybe inside a message).
+            return Err(ParseError::new(ParseErrorKind::Truncated, here));
+        };
+        let segment = segment?;
+        let unbalanced = |what| {
+            Err(ParseError::new(
+                ParseErrorKind::UnbalancedEnvelope(what),
+                segment.position,
+            ))
+        };
+
+        if let Some(message) = open.as_mut() {
+            match segment.tag.as_str() {
+                "UNT" => {
+                    let declared = count(&segment, "UNT 0074 number of segments")?;
+                    let actual = message.segments.len() as u64 + 1;
+                    if declared != actual {
+                        findings.report(ParseError::new(
+                            ParseErrorKind::SegmentCountMismatch { declared, actual },
+                            segment.position,
+                        ))?;
+                    }
+                    let reference = message.reference.clone();
+                    check_reference(
+                        &mut findings,
+                        &segment,
+                        "UNT",
+                        "UNH",
+                        &reference,
+                        "UNT 0062",
+                    )?;
+                    message.segments.push(segment);
+                    if let Some(m) = open.take() {
+                        messages.push(m);
+                    }
+                }
+                "UNH" | "UNB" | "UNZ" | "UNG" | "UNE" | "UNO" | "UNP" => {
+                    return unbalanced("message not closed by UNT");
+                }
+                _ => message.segments.push(segment),
+            }
+            continue;
+        }
+
+        match segment.tag.as_str() {
+            "UNH" => {
+                if groups > 0 && group.is_none() {
+                    return unbalanced("UNH outside a group in an interchange that uses groups");
+                }
+                let message = open_message(segment)?;
+                if !references.insert(message.reference.clone()) {
+                    findings.report(ParseError::new(
+                        ParseErrorKind::DuplicateMessageReference(message.reference.clone()),
+                        message.segments[0].position,
+                    ))?;
+                }
+                match group.as_mut() {
+                    Some(g) => g.messages += 1,
+                    None => ungrouped += 1,
+                }
+                open = Some(message);
+            }
+            "UNG" => {
+                if group.is_some() {
+                    return unbalanced("UNG inside an open group");
+                }
+                if ungrouped > 0 || !packages.is_empty() {
+                    return unbalanced("UNG after messages outside groups");
+                }
+                let reference = required(&segment, 4, 0, "UNG 0048 group reference number")?;
+                group = Some(OpenGroup {
+                    reference,
+                    messages: 0,
+                });
+                groups += 1;
+            }
+            "UNE" => {
+                let Some(g) = group.take() else {
+                    return unbalanced("UNE without UNG");
+                };
+                let declared = count(&segment, "UNE 0060 number of messages")?;
+                if declared != g.messages {
+                    findings.report(ParseError::new(
+                        ParseErrorKind::MessageCountMismatch {
+                            trailer: "UNE",
+                            declared,
+                            actual: g.messages,
+                        },
+                        segment.position,
+                    ))?;
+                }
+                check_reference(
+                    &mut findings,
+                    &segment,
+                    "UNE",
+                    "UNG",
+                    &g.reference,
+                    "UNE 0048",
+                )?;
+            }
+            "UNO" => {
+                if group.is_some() || groups > 0 {
+                    return unbalanced("package inside or beside groups");
+                }
+                packages.push(read_package(&mut tokenizer, segment)?);
+            }
+            "UNZ" => {
+                if group.is_some() {
+                    return unbalanced("group not closed by UNE");
+                }
+                // ISO 9735-1: groups if used, otherwise messages and packages.
+                let actual = if groups > 0 {
+                    groups
+                } else {
+                    ungrouped + packages.len() as u64
+                };
+                let declared = count(&segment, "UNZ 0036 interchange control count")?;
+                if declared != actual {
+                    findings.report(ParseError::new(
+                        ParseErrorKind::MessageCountMismatch {
+                            trailer: "UNZ",
+                            declared,
+                            actual,
+                        },
+                        segment.position,
+                    ))?;
+                }
+                check_reference(
+                    &mut findings,
+                    &segment,
+                    "UNZ",
+                    "UNB",
+                    &header.control_reference,
+                    "UNZ 0020",
+                )?;
+                if !tokenizer.at_end() {
+                    let here = tokenizer.here();
+                    return Err(ParseError::new(ParseErrorKind::TrailingData, here));
+                }
+                let interchange = Interchange {
+                    delimiters,
+                    header,
+                    messages,
+                    packages,
+                };
+                return Ok((interchange, findings.found));
+            }
+            "UNT" => return unbalanced("UNT without UNH"),
+            "UNB" => return unbalanced("UNB inside an interchange"),
+            "UNP" => return unbalanced("UNP without UNO"),
+            _ => return unbalanced("data segment outside a message"),
+        }
+    }
+}
+
+/// Reads the object after a UNO segment and the UNP that must follow it.
+///
+/// The object length is UNO's last data element (0810, length of object in octets), which
+/// UNP repeats in its first element together with the package reference.
+fn read_package(tokenizer: &mut Tokenizer<'_>, uno: Segment) -> Result<Package, ParseError> {
+    let invalid = |why| ParseError::new(ParseErrorKind::InvalidPackage(why), uno.position);
+    let reference = uno
+        .component(0, 0)
+        .ok_or_else(|| invalid("UNO without reference"))?
+        .to_owned();
+    let length: usize = uno
+        .elements
+        .last()
+        .and_then(|e| e.first())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| invalid("UNO without a numeric object length"))?;
+    let object = tokenizer.take_object(length)?.to_vec();
+    let not_unp = ParseErrorKind::InvalidPackage("object not followed by UNP (length wrong?)");
+    let unp = match tokenizer.next_segment() {
+        Some(Ok(unp)) => unp,
+        // Bytes that do not even form a segment after the object: most likely the
+        // declared length is wrong, which is the more useful diagnosis.
+        Some(Err(e))
+            if matches!(
+                e.kind,
+                ParseErrorKind::InvalidTag(_) | ParseErrorKind::EmptySegment
+            ) =>
+        {
+            return Err(ParseError::new(not_unp, e.position));
+        }
+        Some(Err(e)) => return Err(e),
+        None => return Err(ParseError::new(ParseErrorKind::Truncated, tokenizer.here())),
+    };
+    if unp.tag != "UNP" {
+        return Err(ParseError::new(not_unp, unp.position));
+    }
+    let same_length = unp.component(0, 0).and_then(|v| v.parse::<usize>().ok()) == Some(length);
+    if !same_length || unp.component(1, 0) != Some(reference.as_str()) {
+        return Err(ParseError::new(
+            ParseErrorKind::InvalidPackage("UNP does not repeat UNO's length and reference"),
+            unp.position,
+        ));
+    }
+    Ok(Package {
+        reference,
+        object,
+        position: uno.position,
+    })
+}

@@ -1,0 +1,463 @@
+//! The walk over one INVOIC message.
+//!
+//! INVOIC has three sections: header (up to the first LIN), detail (LIN groups) and
+//! summary (after UNS). The same tag means different things in each (a MOA+125 in the
+//! summary is a document total, inside a summary TAX group it is the taxable amount of
+//! one VAT rate), so the walk first records *which segment* plays each role, then builds
+//! the canonical values. Recording indices rather than values keeps the source position
+//! of everything at hand and lets the unmapped-segment list fall out for free.
+
+use std::collections::BTreeMap;
+
+use super::profile::{self, ProfileTable};
+use super::values::{decimal, iso_date};
+use super::{CanonicalInvoice, Line, MappingError, MappingErrorKind, Party, Totals, VatBreakdown};
+use crate::{Message, Segment, SourcePosition};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Header,
+    Detail,
+    Summary,
+}
+
+/// A header NAD and the RFF+VA of its group (indices into the message's segments).
+struct NadDraft {
+    nad: usize,
+    vat: Option<usize>,
+}
+
+#[derive(Default)]
+struct LineDraft {
+    lin: usize,
+    imd: Vec<usize>,
+    qty: Option<usize>,
+    moa: Option<usize>,
+    pri: Option<usize>,
+}
+
+struct VatDraft {
+    tax: usize,
+    taxable: Option<usize>,
+    tax_amount: Option<usize>,
+}
+
+/// Segments that may follow NAD inside its segment group (INVOIC SG2..SG5). Any other tag
+/// ends the group, so an RFF+VA further down is not attributed to the party.
+const NAD_GROUP: &[&str] = &["NAD", "LOC", "FII", "RFF", "DTM", "DOC", "CTA", "COM"];
+
+pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoice, MappingError> {
+    let (profile_name, table) = profile::select(message);
+    let segments = &message.segments;
+    let mut used = vec![false; segments.len()];
+
+    let mut section = Section::Header;
+    let mut bgm = None;
+    let mut issue_date = None;
+    let mut currency = None;
+    let mut nads: Vec<NadDraft> = Vec::new();
+    let mut open_nad: Option<usize> = None;
+    let mut lines: Vec<LineDraft> = Vec::new();
+    let mut vats: Vec<VatDraft> = Vec::new();
+    let mut in_tax_group = false;
+    let mut summary_moas: Vec<usize> = Vec::new();
+
+    for (i, segment) in segments.iter().enumerate() {
+        let tag = segment.tag.as_str();
+        let qualifier = segment.qualifier();
+        if !NAD_GROUP.contains(&tag) {
+            open_nad = None;
+        }
+        if section == Section::Summary && tag != "MOA" {
+            in_tax_group = false;
+        }
+        match (section, tag) {
+            (_, "UNH" | "UNT") => used[i] = true,
+            // UNS+D opens the detail section, UNS+S the summary section.
+            (_, "UNS") => {
+                section = if qualifier == Some("D") {
+                    Section::Detail
+                } else {
+                    Section::Summary
+                };
+                used[i] = true;
+            }
+            // A LIN is always a line, even where a sender put UNS+S too early (seen in
+            // generated BDEW skeletons): reading it as summary data would lose the line.
+            (_, "LIN") => {
+                section = Section::Detail;
+                lines.push(LineDraft {
+                    lin: i,
+                    ..LineDraft::default()
+                });
+                used[i] = true;
+            }
+            (Section::Header, "BGM") if bgm.is_none() => {
+                bgm = Some(i);
+                used[i] = true;
+            }
+            (Section::Header, "DTM") if issue_date.is_none() && qualifier == Some("137") => {
+                issue_date = Some(i);
+                used[i] = true;
+            }
+            (Section::Header, "CUX") if currency.is_none() => {
+                currency = Some(i);
+                used[i] = true;
+            }
+            (Section::Header, "NAD") => {
+                nads.push(NadDraft { nad: i, vat: None });
+                open_nad = Some(nads.len() - 1);
+            }
+            (Section::Header, "RFF") if qualifier == Some("VA") => {
+                if let Some(nad) = open_nad.and_then(|n| nads.get_mut(n)) {
+                    nad.vat.get_or_insert(i);
+                }
+            }
+            (Section::Detail, _) => {
+                if let Some(line) = lines.last_mut() {
+                    let slot = match (tag, qualifier) {
+                        ("IMD", _) => {
+                            line.imd.push(i);
+                            used[i] = true;
+                            None
+                        }
+                        // Prefer the invoiced quantity (47) over any other QTY.
+                        ("QTY", Some("47"))
+                            if line
+                                .qty
+                                .is_none_or(|q| segments[q].qualifier() != Some("47")) =>
+                        {
+                            Some(&mut line.qty)
+                        }
+                        ("QTY", _) if line.qty.is_none() => Some(&mut line.qty),
+                        ("MOA", Some("203")) if line.moa.is_none() => Some(&mut line.moa),
+                        ("PRI", Some("AAA")) if line.pri.is_none() => Some(&mut line.pri),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        if let Some(previous) = slot.replace(i) {
+                            used[previous] = false;
+                        }
+                        used[i] = true;
+                    }
+                }
+            }
+            (Section::Summary, "TAX") if qualifier == Some("7") => {
+                vats.push(VatDraft {
+                    tax: i,
+                    taxable: None,
+                    tax_amount: None,
+                });
+                in_tax_group = true;
+                used[i] = true;
+            }
+            (Section::Summary, "MOA") => {
+                let vat = vats.last_mut().filter(|_| in_tax_group);
+                let slot = match (vat, qualifier) {
+                    (Some(v), Some("125")) if v.taxable.is_none() => Some(&mut v.taxable),
+                    (Some(v), Some("124")) if v.tax_amount.is_none() => Some(&mut v.tax_amount),
+                    _ => None,
+                };
+                match slot {
+                    Some(slot) => {
+                        *slot = Some(i);
+                        used[i] = true;
+                    }
+                    None => summary_moas.push(i),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let unh_position = segments.first().map(|s| s.position);
+    let missing = |what| MappingError {
+        kind: MappingErrorKind::MissingSegment(what),
+        position: unh_position,
+    };
+    let mut sources = BTreeMap::new();
+
+    let bgm = &segments[bgm.ok_or_else(|| missing("BGM"))?];
+    let invoice_number = bgm
+        .component(1, 0)
+        .ok_or_else(|| error(MappingErrorKind::MissingDocumentNumber, bgm))?
+        .to_owned();
+    let type_code = bgm
+        .component(0, 0)
+        .ok_or_else(|| error(MappingErrorKind::MissingDocumentType, bgm))?
+        .to_owned();
+    sources.insert("BT-1".to_owned(), bgm.position);
+    sources.insert("BT-3".to_owned(), bgm.position);
+
+    let dtm = &segments[issue_date.ok_or_else(|| missing("DTM+137"))?];
+    let issue_date = date(dtm)?;
+    sources.insert("BT-2".to_owned(), dtm.position);
+
+    let currency = currency.map(|i| &segments[i]).and_then(|cux| {
+        let code = cux
+            .occurrences(0)
+            .find_map(|c| c.get(1).filter(|v| !v.is_empty()))?;
+        sources.insert("BT-5".to_owned(), cux.position);
+        Some(code.clone())
+    });
+
+    let mut party = |qualifiers: &[&str], keys: [&str; 4]| {
+        let Some(draft) = qualifiers.iter().find_map(|q| {
+            nads.iter()
+                .find(|n| segments[n.nad].qualifier() == Some(*q))
+        }) else {
+            return Party::default();
+        };
+        used[draft.nad] = true;
+        let nad = &segments[draft.nad];
+        let vat = draft.vat.map(|v| &segments[v]);
+        if let Some(v) = draft.vat {
+            used[v] = true;
+        }
+        let p = build_party(nad, vat);
+        let located = [
+            (keys[0], p.id.is_some(), nad.position),
+            (keys[1], p.name.is_some(), nad.position),
+            (keys[2], p.country.is_some(), nad.position),
+        ];
+        for (key, present, position) in located {
+            if present {
+                sources.insert(key.to_owned(), position);
+            }
+        }
+        if let Some(v) = vat.filter(|_| p.vat_id.is_some()) {
+            sources.insert(keys[3].to_owned(), v.position);
+        }
+        p
+    };
+    let seller = party(table.seller, ["BT-29", "BT-27", "BT-40", "BT-31"]);
+    let buyer = party(table.buyer, ["BT-46", "BT-44", "BT-55", "BT-48"]);
+
+    let lines = lines
+        .iter()
+        .enumerate()
+        .map(|(n, draft)| build_line(n, draft, segments, mark, &mut sources))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let mut vat_breakdown = Vec::with_capacity(vats.len());
+    for (n, draft) in vats.iter().enumerate() {
+        let tax = &segments[draft.tax];
+        let key = |bt: &str| format!("BG-23[{n}].{bt}");
+        let rate = number(tax, 4, 3, mark)?;
+        let taxable_amount = draft
+            .taxable
+            .map(|i| moa_amount(&segments[i], mark))
+            .transpose()?
+            .flatten();
+        let tax_amount = draft
+            .tax_amount
+            .map(|i| moa_amount(&segments[i], mark))
+            .transpose()?
+            .flatten();
+        sources.insert(key("BT-118"), tax.position);
+        if let Some(i) = draft.taxable {
+            sources.insert(key("BT-116"), segments[i].position);
+        }
+        if let Some(i) = draft.tax_amount {
+            sources.insert(key("BT-117"), segments[i].position);
+        }
+        vat_breakdown.push(VatBreakdown {
+            tax_type: tax.component(1, 0).map(str::to_owned),
+            category: tax.component(5, 0).map(str::to_owned),
+            rate,
+            taxable_amount,
+            tax_amount,
+        });
+    }
+
+    let mut total = |qualifiers: &[&str], key: &str| -> Result<Option<String>, MappingError> {
+        let Some(i) = qualifiers.iter().find_map(|q| {
+            summary_moas
+                .iter()
+                .copied()
+                .find(|&i| segments[i].qualifier() == Some(*q))
+        }) else {
+            return Ok(None);
+        };
+        used[i] = true;
+        sources.insert(key.to_owned(), segments[i].position);
+        moa_amount(&segments[i], mark)
+    };
+    let totals = totals(table, &mut total)?;
+
+    let mut unmapped_segments: Vec<String> = Vec::new();
+    for (segment, _) in segments.iter().zip(&used).filter(|(_, used)| !**used) {
+        if !unmapped_segments.contains(&segment.tag) {
+            unmapped_segments.push(segment.tag.clone());
+        }
+    }
+
+    Ok(CanonicalInvoice {
+        message_reference: message.reference.clone(),
+        profile: profile_name,
+        invoice_number,
+        issue_date,
+        type_code,
+        currency,
+        seller,
+        buyer,
+        lines,
+        vat_breakdown,
+        totals,
+        sources,
+        unmapped_segments,
+    })
+}
+
+type TotalLookup<'a> = dyn FnMut(&[&str], &str) -> Result<Option<String>, MappingError> + 'a;
+
+fn totals(table: &ProfileTable, total: &mut TotalLookup<'_>) -> Result<Totals, MappingError> {
+    Ok(Totals {
+        line_extension: total(table.line_extension, "BT-106")?,
+        tax_exclusive: total(table.tax_exclusive, "BT-109")?,
+        tax_total: total(table.tax_total, "BT-110")?,
+        tax_inclusive: total(table.tax_inclusive, "BT-112")?,
+        amount_due: total(table.amount_due, "BT-115")?,
+    })
+}
+
+fn error(kind: MappingErrorKind, segment: &Segment) -> MappingError {
+    MappingError {
+        kind,
+        position: Some(segment.position),
+    }
+}
+
+fn date(dtm: &Segment) -> Result<String, MappingError> {
+    let value = dtm.component(0, 1).unwrap_or_default();
+    let format = dtm.component(0, 2);
+    iso_date(value, format).ok_or_else(|| {
+        error(
+            MappingErrorKind::InvalidDate {
+                value: value.to_owned(),
+                format: format.unwrap_or_default().to_owned(),
+            },
+            dtm,
+        )
+    })
+}
+
+/// A numeric component, normalised; `None` if absent, an error if present but malformed.
+fn number(
+    segment: &Segment,
+    element: usize,
+    component: usize,
+    mark: u8,
+) -> Result<Option<String>, MappingError> {
+    segment
+        .component(element, component)
+        .map(|v| {
+            decimal(v, mark)
+                .ok_or_else(|| error(MappingErrorKind::InvalidAmount(v.to_owned()), segment))
+        })
+        .transpose()
+}
+
+/// MOA C516 5004.
+fn moa_amount(moa: &Segment, mark: u8) -> Result<Option<String>, MappingError> {
+    number(moa, 0, 1, mark)
+}
+
+fn non_empty_joined(components: Option<&[String]>, separator: &str) -> Option<String> {
+    let parts: Vec<&str> = components
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !c.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(separator))
+}
+
+fn build_party(nad: &Segment, vat: Option<&Segment>) -> Party {
+    // 3055 = 9 is GS1, whose party identifiers are GLNs (ICD 0088). The CEN binding puts
+    // the ICD itself in 1131.
+    let scheme = match (nad.component(1, 2), nad.component(1, 1)) {
+        (Some("9"), _) => Some("0088".to_owned()),
+        (_, Some(icd)) if icd.len() == 4 && icd.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(icd.to_owned())
+        }
+        _ => None,
+    };
+    let name = non_empty_joined(nad.element(3), " ").or_else(|| {
+        // C058 is name-and-address lines; its first line is the name when C080 is empty.
+        nad.element(2)
+            .and_then(|lines| lines.iter().find(|l| !l.is_empty()))
+            .cloned()
+    });
+    Party {
+        id: nad.component(1, 0).map(str::to_owned),
+        scheme,
+        name,
+        vat_id: vat.and_then(|v| v.component(0, 1)).map(str::to_owned),
+        country: nad.component(8, 0).map(str::to_owned),
+    }
+}
+
+fn build_line(
+    n: usize,
+    draft: &LineDraft,
+    segments: &[Segment],
+    mark: u8,
+    sources: &mut BTreeMap<String, SourcePosition>,
+) -> Result<Line, MappingError> {
+    let lin = &segments[draft.lin];
+    let key = |bt: &str| format!("BG-25[{n}].{bt}");
+    sources.insert(key("BT-126"), lin.position);
+    let line_id = lin
+        .component(0, 0)
+        .map_or_else(|| (n + 1).to_string(), str::to_owned);
+    let item_id = lin.component(2, 0).map(str::to_owned);
+    if item_id.is_some() {
+        sources.insert(key("BT-157"), lin.position);
+    }
+
+    let descriptions: Vec<String> = draft
+        .imd
+        .iter()
+        .filter_map(|&i| non_empty_joined(segments[i].element(2).and_then(|c| c.get(3..)), " "))
+        .collect();
+    let description = (!descriptions.is_empty()).then(|| descriptions.join("; "));
+    if let Some(&i) = draft.imd.first().filter(|_| description.is_some()) {
+        sources.insert(key("BT-153"), segments[i].position);
+    }
+
+    let (quantity, unit_code) = match draft.qty.map(|i| &segments[i]) {
+        Some(qty) => {
+            sources.insert(key("BT-129"), qty.position);
+            (
+                number(qty, 0, 1, mark)?,
+                qty.component(0, 2).map(str::to_owned),
+            )
+        }
+        None => (None, None),
+    };
+    let net_amount = match draft.moa.map(|i| &segments[i]) {
+        Some(moa) => {
+            sources.insert(key("BT-131"), moa.position);
+            moa_amount(moa, mark)?
+        }
+        None => None,
+    };
+    let net_price = match draft.pri.map(|i| &segments[i]) {
+        Some(pri) => {
+            sources.insert(key("BT-146"), pri.position);
+            number(pri, 0, 1, mark)?
+        }
+        None => None,
+    };
+    Ok(Line {
+        line_id,
+        item_id,
+        item_id_type: lin.component(2, 1).map(str::to_owned),
+        description,
+        quantity,
+        unit_code,
+        net_amount,
+        net_price,
+    })
+}

@@ -1,0 +1,32 @@
+//! UN/EDIFACT for edihub: bytes in, checked values out.
+//!
+//! The crate is sans-IO (no files, sockets, clock or runtime) so that it can be unit
+//! tested and fuzzed on bytes alone, and so that the AS2 gateway, the transform consumer
+//! and the CLI all read interchanges the same way.
+//!
+//! Layers, bottom up:
+//! - [`syntax`]: the UNA service string advice and the delimiters in force;
+//! - [`charset`]: the repertoire named by the UNB syntax identifier (UNOA..UNOY);
+//! - `tokenizer`: bytes to [`Segment`]s with exact [`SourcePosition`]s;
+//! - `envelope`: UNB/UNG/UNH/UNT/UNE/UNZ nesting, counts and references
+//!   ([`Interchange::parse`], [`InterchangeHeader::peek`]);
+//! - [`invoic`]: INVOIC messages to the canonical EN 16931 invoice, per profile.
+//!
+//! Nothing here panics on input: every defect is a [`ParseError`] or an
+//! [`invoic::MappingError`] that names the segment and byte offset at fault.
+
+pub mod charset;
+mod envelope;
+mod error;
+pub mod invoic;
+mod segment;
+pub mod syntax;
+mod tokenizer;
+
+pub use envelope::{Interchange, InterchangeHeader, Message, Package};
+pub use error::{ParseError, ParseErrorKind};
+pub use segment::{Segment, SourcePosition};
+pub use syntax::Delimiters;
+
+#[cfg(test)]
+mod tests;

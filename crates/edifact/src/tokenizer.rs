@@ -1,0 +1,268 @@
+//! Bytes to segments.
+//!
+//! A pull tokenizer: the envelope layer asks for one segment at a time, which lets it stop
+//! early (UNB only, for [`crate::InterchangeHeader::peek`]) and lets it hand a binary
+//! package body (UNO..UNP) past the tokenizer without splitting it.
+//!
+//! Offsets are byte offsets into the caller's slice, counted before any decoding, so line
+//! breaks between segments (LF or CRLF) never make them drift.
+
+use crate::charset::Charset;
+use crate::error::{ParseError, ParseErrorKind};
+use crate::segment::{Segment, SourcePosition};
+use crate::syntax::{Delimiters, skip_line_breaks};
+
+pub(crate) struct Tokenizer<'a> {
+    input: &'a [u8],
+    pos: usize,
+    delimiters: Delimiters,
+    charset: Charset,
+    /// Number the next segment will get.
+    next_number: u32,
+    /// Reused buffer for one unescaped value.
+    scratch: Vec<u8>,
+}
+
+impl<'a> Tokenizer<'a> {
+    pub(crate) fn new(
+        input: &'a [u8],
+        start: usize,
+        delimiters: Delimiters,
+        charset: Charset,
+    ) -> Self {
+        Self {
+            input,
+            pos: start,
+            delimiters,
+            charset,
+            next_number: 1,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Where the next segment would start: used to locate "expected more" errors.
+    pub(crate) fn here(&mut self) -> SourcePosition {
+        self.pos = skip_line_breaks(self.input, self.pos, &self.delimiters);
+        SourcePosition {
+            segment: self.next_number,
+            offset: self.pos,
+        }
+    }
+
+    /// True when only line breaks remain.
+    pub(crate) fn at_end(&mut self) -> bool {
+        self.here().offset >= self.input.len()
+    }
+
+    /// Takes `len` raw bytes (a package object) starting right after the last segment
+    /// terminator; line breaks are *not* skipped because they may be part of the object.
+    pub(crate) fn take_object(&mut self, len: usize) -> Result<&'a [u8], ParseError> {
+        let start = self.pos;
+        let end = start.checked_add(len).filter(|&e| e <= self.input.len());
+        match end {
+            Some(end) => {
+                self.pos = end;
+                Ok(&self.input[start..end])
+            }
+            None => Err(ParseError::new(
+                ParseErrorKind::Truncated,
+                SourcePosition {
+                    segment: self.next_number,
+                    offset: start,
+                },
+            )),
+        }
+    }
+
+    /// The next segment, `None` at the end of the input.
+    pub(crate) fn next_segment(&mut self) -> Option<Result<Segment, ParseError>> {
+        let position = self.here();
+        if position.offset >= self.input.len() {
+            return None;
+        }
+        self.next_number = self.next_number.saturating_add(1);
+        Some(self.read_segment(position))
+    }
+
+    fn read_segment(&mut self, position: SourcePosition) -> Result<Segment, ParseError> {
+        let err = |kind| ParseError::new(kind, position);
+        let d = self.delimiters;
+        let input = self.input;
+
+        // The tag: plain bytes up to the first service character.
+        let tag_end = input[self.pos..]
+            .iter()
+            .position(|&b| d.is_service(b))
+            .map(|i| self.pos + i)
+            .ok_or_else(|| err(ParseErrorKind::Truncated))?;
+        let tag = &input[self.pos..tag_end];
+        if tag.is_empty() && input[tag_end] == d.segment_terminator {
+            self.pos = tag_end + 1;
+            return Err(err(ParseErrorKind::EmptySegment));
+        }
+        let after_tag = input[tag_end];
+        let tag_ok = tag.len() == 3
+            && tag[0].is_ascii_uppercase()
+            && tag[1..]
+                .iter()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+            && (after_tag == d.element || after_tag == d.segment_terminator);
+        if !tag_ok {
+            let shown = &input[self.pos..(tag_end + 1).min(input.len())];
+            return Err(err(ParseErrorKind::InvalidTag(
+                String::from_utf8_lossy(shown).into_owned(),
+            )));
+        }
+        let mut segment = Segment {
+            // Checked above to be three ASCII characters.
+            tag: tag.iter().map(|&b| char::from(b)).collect(),
+            elements: Vec::new(),
+            repeats: Vec::new(),
+            position,
+        };
+        self.pos = tag_end + 1;
+        if after_tag == d.segment_terminator {
+            return Ok(segment);
+        }
+
+        let mut components: Vec<String> = Vec::new();
+        let mut repeating = false;
+        self.scratch.clear();
+        loop {
+            let Some(&b) = input.get(self.pos) else {
+                return Err(err(ParseErrorKind::Truncated));
+            };
+            self.pos += 1;
+            if Some(b) == d.release {
+                let Some(&escaped) = input.get(self.pos) else {
+                    return Err(err(ParseErrorKind::Truncated));
+                };
+                self.scratch.push(escaped);
+                self.pos += 1;
+            } else if b == d.component {
+                components.push(self.take_value(position)?);
+            } else if b == d.element || b == d.segment_terminator || Some(b) == d.repetition {
+                components.push(self.take_value(position)?);
+                let element = std::mem::take(&mut components);
+                if repeating {
+                    let index = segment.elements.len().saturating_sub(1);
+                    segment.repeats.push((index, element));
+                } else {
+                    segment.elements.push(element);
+                }
+                repeating = Some(b) == d.repetition;
+                if b == d.segment_terminator {
+                    return Ok(segment);
+                }
+            } else {
+                self.scratch.push(b);
+            }
+        }
+    }
+
+    fn take_value(&mut self, position: SourcePosition) -> Result<String, ParseError> {
+        let value = self
+            .charset
+            .decode(&self.scratch)
+            .map_err(|kind| ParseError::new(kind, position));
+        self.scratch.clear();
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(input: &[u8]) -> Result<Vec<Segment>, ParseError> {
+        let mut t = Tokenizer::new(input, 0, Delimiters::default(), Charset::Latin1);
+        std::iter::from_fn(|| t.next_segment()).collect()
+    }
+
+    #[test]
+    fn release_character_escapes_every_delimiter() {
+        let s = tokens(b"FTX+AAI+++it?'s 1?+1?:2 ??'").unwrap();
+        assert_eq!(s[0].tag, "FTX");
+        assert_eq!(s[0].component(3, 0), Some("it's 1+1:2 ?"));
+        assert_eq!(s[0].element(1), Some(&[String::new()][..]));
+    }
+
+    #[test]
+    fn components_and_empty_values() {
+        let s = tokens(b"NAD+BY+5412345000013::9++Name'UNS+S'").unwrap();
+        assert_eq!(s[0].component(1, 0), Some("5412345000013"));
+        assert_eq!(s[0].component(1, 1), None);
+        assert_eq!(s[0].component(1, 2), Some("9"));
+        assert_eq!(s[0].component(3, 0), Some("Name"));
+        assert_eq!(s[0].component(9, 0), None);
+        assert_eq!(
+            s[1].position,
+            SourcePosition {
+                segment: 2,
+                offset: 30
+            }
+        );
+    }
+
+    #[test]
+    fn offsets_are_exact_with_lf_and_crlf() {
+        let lf = tokens(b"UNB+UNOC:3'\nUNH+1'\nUNT+2+1'\n").unwrap();
+        let offsets: Vec<_> = lf.iter().map(|s| s.position.offset).collect();
+        assert_eq!(offsets, [0, 12, 19]);
+        let crlf = tokens(b"UNB+UNOC:3'\r\nUNH+1'\r\nUNT+2+1'\r\n").unwrap();
+        let offsets: Vec<_> = crlf.iter().map(|s| s.position.offset).collect();
+        assert_eq!(offsets, [0, 13, 21]);
+        let numbers: Vec<_> = crlf.iter().map(|s| s.position.segment).collect();
+        assert_eq!(numbers, [1, 2, 3]);
+    }
+
+    #[test]
+    fn repetition_separator_keeps_first_occurrence_in_place() {
+        let d = Delimiters {
+            repetition: Some(b'*'),
+            ..Delimiters::default()
+        };
+        let mut t = Tokenizer::new(b"CUX+2:EUR:4*3:USD:7+1.1'", 0, d, Charset::LevelA);
+        let s = t.next_segment().unwrap().unwrap();
+        assert_eq!(s.component(0, 1), Some("EUR"));
+        assert_eq!(s.component(1, 0), Some("1.1"));
+        let all: Vec<_> = s.occurrences(0).map(|c| c[1].clone()).collect();
+        assert_eq!(all, ["EUR", "USD"]);
+    }
+
+    #[test]
+    fn truncated_and_empty_and_bad_tags() {
+        let e = tokens(b"UNB+UNOC:3'UNH+1").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::Truncated);
+        assert_eq!(
+            e.position,
+            SourcePosition {
+                segment: 2,
+                offset: 11
+            }
+        );
+        let e = tokens(b"UNB+X?").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::Truncated);
+        let e = tokens(b"UNB+X''").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::EmptySegment);
+        assert_eq!(e.position.segment, 2);
+        let e = tokens(b"bgm+1'").unwrap_err();
+        assert!(matches!(e.kind, ParseErrorKind::InvalidTag(_)));
+        let e = tokens(b"BG:1+1'").unwrap_err();
+        assert!(matches!(e.kind, ParseErrorKind::InvalidTag(_)));
+    }
+
+    #[test]
+    fn charset_errors_are_located() {
+        let mut t = Tokenizer::new(b"UNB+A'\nFTX+a'", 0, Delimiters::default(), Charset::LevelA);
+        assert!(t.next_segment().unwrap().is_ok());
+        let e = t.next_segment().unwrap().unwrap_err();
+        assert_eq!(
+            e.position,
+            SourcePosition {
+                segment: 2,
+                offset: 7
+            }
+        );
+    }
+}

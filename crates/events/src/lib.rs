@@ -1,0 +1,169 @@
+//! The published contract: topics, event types and payloads that downstream teams consume.
+//!
+//! API boundary: changing a field name or meaning here is a breaking change for every
+//! subscriber. Add fields; do not rename or remove them.
+//!
+//! Events travel as Kafka records in CloudEvents 1.0 *binary mode*: the payload is the
+//! record value (JSON), the attributes are record headers named in [`headers`].
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::future::Future;
+use uuid::Uuid;
+
+/// Kafka topics of the hub.
+pub mod topics {
+    /// One event per accepted AS2 message.
+    pub const INBOUND_RECEIVED: &str = "edi.inbound.received";
+    /// One event per invoice mapped to the canonical model.
+    pub const INVOICE_CANONICAL: &str = "edi.invoice.canonical";
+    /// One event per message that could not be mapped.
+    pub const INBOUND_REJECTED: &str = "edi.inbound.rejected";
+}
+
+/// Kafka record header names (CloudEvents binary mode, Kafka protocol binding).
+pub mod headers {
+    pub const ID: &str = "ce_id";
+    pub const TYPE: &str = "ce_type";
+    pub const SOURCE: &str = "ce_source";
+    pub const TIME: &str = "ce_time";
+    pub const SPEC_VERSION: &str = "ce_specversion";
+    pub const SUBJECT: &str = "ce_subject";
+    pub const CONTENT_TYPE: &str = "content-type";
+    /// Not a CloudEvents attribute: ties every log line of one AS2 message together.
+    pub const CORRELATION_ID: &str = "correlation_id";
+    pub const SPEC_VERSION_VALUE: &str = "1.0";
+}
+
+/// Event type names (the `ce_type` header and the outbox `event_type` column).
+pub mod event_types {
+    pub const EDI_MESSAGE_RECEIVED: &str = "EdiMessageReceived";
+    pub const INVOICE_TRANSFORMED: &str = "InvoiceTransformed";
+    pub const EDI_MESSAGE_REJECTED: &str = "EdiMessageRejected";
+}
+
+/// Aggregate type of events about one received message.
+pub const AGGREGATE_EDI_MESSAGE: &str = "EdiMessage";
+
+/// The `ce_source` of events the hub publishes.
+pub const SOURCE: &str = "urn:edihub";
+
+/// A reference to a payload stored elsewhere (the claim-check pattern): events stay
+/// small, and a consumer proves it read the right bytes by checking the digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimCheck {
+    /// `edihub:edi_message:<uuid>`: the `payload` column of that journal row.
+    pub reference: String,
+    /// Lower-case hex SHA-256 of the referenced bytes.
+    pub sha256: String,
+    pub size: u64,
+}
+
+impl ClaimCheck {
+    const JOURNAL_PREFIX: &'static str = "edihub:edi_message:";
+
+    pub fn for_journal(message_id: Uuid, sha256: String, size: u64) -> Self {
+        Self {
+            reference: format!("{}{message_id}", Self::JOURNAL_PREFIX),
+            sha256,
+            size,
+        }
+    }
+
+    /// The journal message id this claim check points to, if it points into the journal.
+    pub fn journal_message_id(&self) -> Option<Uuid> {
+        self.reference
+            .strip_prefix(Self::JOURNAL_PREFIX)
+            .and_then(|id| Uuid::parse_str(id).ok())
+    }
+}
+
+/// Payload of `EdiMessageReceived` on `edi.inbound.received`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EdiMessageReceived {
+    /// The hub's id of the message (also the aggregate id and the Kafka key).
+    pub message_id: Uuid,
+    pub as2_from: String,
+    pub as2_to: String,
+    /// The partner's AS2 Message-ID, without angle brackets.
+    pub as2_message_id: String,
+    /// UNB interchange control reference (0020); absent when the payload has no readable UNB.
+    pub unb_reference: Option<String>,
+    pub unb_sender: Option<String>,
+    pub unb_recipient: Option<String>,
+    pub content_type: String,
+    pub received_at: DateTime<Utc>,
+    pub payload: ClaimCheck,
+}
+
+/// Payload of `InvoiceTransformed` on `edi.invoice.canonical`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvoiceTransformed {
+    pub invoice_id: Uuid,
+    pub message_id: Uuid,
+    pub message_reference: String,
+    /// The canonical invoice (EN 16931 model) as JSON.
+    pub invoice: serde_json::Value,
+}
+
+/// Payload of `EdiMessageRejected` on `edi.inbound.rejected`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EdiMessageRejected {
+    pub message_id: Uuid,
+    pub faults: Vec<Fault>,
+}
+
+/// One reason a message was rejected, with where it was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub message: String,
+    /// 1-based segment number in the interchange, when known.
+    pub segment: Option<u32>,
+    /// Byte offset in the interchange, when known.
+    pub offset: Option<u64>,
+}
+
+/// An event as a consumer receives it: the CloudEvents attributes from the record's
+/// headers, and the payload still as bytes (each handler decodes the type it expects).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Envelope {
+    pub id: Uuid,
+    pub event_type: String,
+    pub source: String,
+    pub time: Option<DateTime<Utc>>,
+    pub correlation_id: Option<String>,
+    /// The Kafka key (the aggregate id).
+    pub key: Option<String>,
+    pub data: Vec<u8>,
+}
+
+impl Envelope {
+    /// Decodes the payload as `T`.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(&self.data)
+    }
+}
+
+/// Applies one event. Must be idempotent: the same event may arrive more than once
+/// (delivery is at-least-once), so implementations dedupe through the inbox.
+pub trait EventHandler: Send + Sync {
+    type Error: std::fmt::Display + Send;
+    fn handle(&self, event: &Envelope) -> impl Future<Output = Result<(), Self::Error>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claim_check_round_trips_the_journal_id() {
+        let id = Uuid::now_v7();
+        let check = ClaimCheck::for_journal(id, "ab".into(), 2);
+        assert_eq!(check.journal_message_id(), Some(id));
+        let foreign = ClaimCheck {
+            reference: format!("s3://bucket/{id}"),
+            ..check
+        };
+        assert_eq!(foreign.journal_message_id(), None);
+    }
+}

@@ -1,0 +1,107 @@
+use crate::KafkaError;
+use edihub_config::KafkaSettings;
+use edihub_events::headers;
+use edihub_outbox::{OutboxRecord, Publisher};
+use rdkafka::ClientConfig;
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::util::Timeout;
+use std::time::Duration;
+
+/// Publishes outbox records as CloudEvents (binary mode) with an idempotent producer:
+/// `acks=all` so an ack means the record is replicated, idempotence so a retry inside
+/// librdkafka cannot duplicate or reorder records of one partition.
+#[derive(Clone)]
+pub struct KafkaPublisher {
+    producer: FutureProducer,
+}
+
+impl KafkaPublisher {
+    pub fn new(settings: &KafkaSettings) -> Result<Self, KafkaError> {
+        let producer: FutureProducer = ClientConfig::new()
+            .set("bootstrap.servers", &settings.brokers)
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("linger.ms", "5")
+            .set("message.timeout.ms", "30000")
+            .create()?;
+        Ok(Self { producer })
+    }
+
+    /// Waits for outstanding records (used on shutdown).
+    pub fn flush(&self, timeout: Duration) {
+        let _ = self.producer.flush(Timeout::After(timeout));
+    }
+}
+
+fn record_headers(record: &OutboxRecord, time: &str) -> OwnedHeaders {
+    let id = record.id.to_string();
+    let mut out = OwnedHeaders::new_with_capacity(8)
+        .insert(Header {
+            key: headers::ID,
+            value: Some(id.as_str()),
+        })
+        .insert(Header {
+            key: headers::TYPE,
+            value: Some(record.event_type.as_str()),
+        })
+        .insert(Header {
+            key: headers::SOURCE,
+            value: Some(edihub_events::SOURCE),
+        })
+        .insert(Header {
+            key: headers::TIME,
+            value: Some(time),
+        })
+        .insert(Header {
+            key: headers::SPEC_VERSION,
+            value: Some(headers::SPEC_VERSION_VALUE),
+        })
+        .insert(Header {
+            key: headers::SUBJECT,
+            value: Some(record.aggregate_id.as_str()),
+        })
+        .insert(Header {
+            key: headers::CONTENT_TYPE,
+            value: Some("application/json"),
+        });
+    if let Some(correlation) = record.header(headers::CORRELATION_ID) {
+        out = out.insert(Header {
+            key: headers::CORRELATION_ID,
+            value: Some(correlation),
+        });
+    }
+    out
+}
+
+impl Publisher for KafkaPublisher {
+    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
+        // Enqueue every record first, then await the acks: the batch travels together and
+        // librdkafka keeps per-partition order.
+        let mut pending = Vec::with_capacity(records.len());
+        for record in records {
+            let payload = record.payload.to_string();
+            let time = record.created_at.to_rfc3339();
+            let future_record = FutureRecord::to(&record.topic)
+                .key(&record.aggregate_id)
+                .payload(&payload)
+                .headers(record_headers(record, &time));
+            // Drop the record (which borrows `payload`) from the error right away.
+            let delivery = self.producer.send_result(future_record).map_err(|(e, _)| e);
+            pending.push(delivery);
+        }
+        let mut outcomes = Vec::with_capacity(records.len());
+        for delivery in pending {
+            let outcome = match delivery {
+                Err(error) => Err(error.to_string()),
+                Ok(future) => match future.await {
+                    Ok(Ok(_)) => Ok(()),
+                    Ok(Err((error, _))) => Err(error.to_string()),
+                    Err(_cancelled) => Err("delivery cancelled".to_owned()),
+                },
+            };
+            outcomes.push(outcome);
+        }
+        outcomes
+    }
+}

@@ -1,0 +1,70 @@
+//! The transactional outbox: [`enqueue`] writes an event in the caller's transaction;
+//! the [`Relay`] (its own process) publishes pending rows and marks them SENT only
+//! after the broker acknowledged them.
+//!
+//! Architecture invariant: only the relay publishes to Kafka. Everything else that wants
+//! to tell the world something writes an outbox row in the transaction of its change.
+
+mod relay;
+
+pub use relay::{Publisher, Relay, StepReport};
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+/// An event to be published, as written by the business transaction.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// The event id (UUIDv7); becomes `ce_id`, and consumers dedupe on it.
+    pub id: Uuid,
+    pub aggregate_type: String,
+    /// Kafka key: events of one aggregate stay in order on one partition.
+    pub aggregate_id: String,
+    pub event_type: String,
+    pub topic: String,
+    pub payload: serde_json::Value,
+    /// Extra headers carried to Kafka (e.g. `correlation_id`).
+    pub headers: serde_json::Value,
+}
+
+/// A claimed row, as the relay hands it to a [`Publisher`].
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OutboxRecord {
+    pub id: Uuid,
+    pub seq: i64,
+    pub aggregate_type: String,
+    pub aggregate_id: String,
+    pub event_type: String,
+    pub topic: String,
+    pub payload: serde_json::Value,
+    pub headers: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+    pub attempts: i32,
+}
+
+impl OutboxRecord {
+    /// A string header carried in the `headers` column, if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.as_str())
+    }
+}
+
+/// Writes `event` in the caller's transaction. The relay is woken at commit by the
+/// `outbox_notify` trigger.
+pub async fn enqueue(conn: &mut PgConnection, event: &NewEvent) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload, headers)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(event.id)
+    .bind(&event.aggregate_type)
+    .bind(&event.aggregate_id)
+    .bind(&event.event_type)
+    .bind(&event.topic)
+    .bind(&event.payload)
+    .bind(&event.headers)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

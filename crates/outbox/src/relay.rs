@@ -1,0 +1,190 @@
+//! The relay: claim a batch of due PENDING rows, publish them, mark the outcome — one
+//! transaction per step. [`Relay::step`] is what tests call; [`Relay::run`] loops it.
+//!
+//! Claimed rows stay locked (`FOR UPDATE SKIP LOCKED`) until the step's transaction
+//! ends, so a second relay skips them, and a relay that dies mid-step releases them by
+//! rollback: they are published again later (at-least-once; consumers dedupe).
+
+use crate::OutboxRecord;
+use edihub_config::RelaySettings;
+use rand::Rng;
+use sqlx::PgPool;
+use sqlx::postgres::PgListener;
+use std::future::Future;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+/// The channel the `outbox_notify` trigger signals on commit.
+pub const NOTIFY_CHANNEL: &str = "outbox_pending";
+
+/// Sends records to the broker. Returns one result per record, in order; `Ok` means the
+/// broker acknowledged the record (for Kafka: written to all in-sync replicas).
+pub trait Publisher: Send + Sync {
+    fn publish(
+        &self,
+        records: &[OutboxRecord],
+    ) -> impl Future<Output = Vec<Result<(), String>>> + Send;
+}
+
+/// What one step did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct StepReport {
+    pub claimed: usize,
+    pub sent: usize,
+    pub retried: usize,
+    pub failed: usize,
+}
+
+pub struct Relay<P> {
+    pool: PgPool,
+    publisher: P,
+    settings: RelaySettings,
+}
+
+impl<P: Publisher> Relay<P> {
+    pub fn new(pool: PgPool, publisher: P, settings: RelaySettings) -> Self {
+        Self {
+            pool,
+            publisher,
+            settings,
+        }
+    }
+
+    /// Claims up to `batch_size` due rows, publishes them and records each outcome.
+    pub async fn step(&self) -> Result<StepReport, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let records: Vec<OutboxRecord> = sqlx::query_as(
+            "SELECT id, seq, aggregate_type, aggregate_id, event_type, topic, payload, headers,
+                    created_at, attempts
+             FROM outbox
+             WHERE status = 'PENDING' AND next_attempt_at <= now()
+             ORDER BY seq
+             LIMIT $1
+             FOR UPDATE SKIP LOCKED",
+        )
+        .bind(self.settings.batch_size)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut report = StepReport {
+            claimed: records.len(),
+            ..StepReport::default()
+        };
+        if records.is_empty() {
+            tx.commit().await?;
+            return Ok(report);
+        }
+
+        let outcomes = self.publisher.publish(&records).await;
+        let mut sent: Vec<Uuid> = Vec::with_capacity(records.len());
+        for (record, outcome) in records.iter().zip(outcomes) {
+            match outcome {
+                Ok(()) => sent.push(record.id),
+                Err(error) => {
+                    let attempts = record.attempts + 1;
+                    let dead = attempts >= self.settings.max_attempts;
+                    let delay = backoff(&self.settings, attempts);
+                    tracing::warn!(
+                        outbox_id = %record.id, aggregate_id = %record.aggregate_id,
+                        attempts, dead, error = %error, "publish failed"
+                    );
+                    sqlx::query(
+                        "UPDATE outbox SET attempts = $2, last_error = $3,
+                                status = CASE WHEN $4 THEN 'FAILED' ELSE 'PENDING' END,
+                                next_attempt_at = now() + make_interval(secs => $5)
+                         WHERE id = $1",
+                    )
+                    .bind(record.id)
+                    .bind(attempts)
+                    .bind(&error)
+                    .bind(dead)
+                    .bind(delay.as_secs_f64())
+                    .execute(&mut *tx)
+                    .await?;
+                    if dead {
+                        report.failed += 1;
+                    } else {
+                        report.retried += 1;
+                    }
+                }
+            }
+        }
+        // A row is SENT only now that the broker acknowledged it.
+        sqlx::query(
+            "UPDATE outbox SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
+                    last_error = NULL
+             WHERE id = ANY($1)",
+        )
+        .bind(&sent)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        report.sent = sent.len();
+        Ok(report)
+    }
+
+    /// Steps until `shutdown`: immediately again while batches come back full, otherwise
+    /// after a NOTIFY or the polling interval, whichever comes first.
+    pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
+        let mut listener = PgListener::connect_with(&self.pool).await?;
+        listener.listen(NOTIFY_CHANNEL).await?;
+        let poll = Duration::from_millis(self.settings.poll_interval_ms);
+        while !shutdown.is_cancelled() {
+            match self.step().await {
+                Ok(report) => {
+                    if report.claimed > 0 {
+                        tracing::debug!(?report, "relay step");
+                    }
+                    if report.claimed as i64 >= self.settings.batch_size {
+                        continue;
+                    }
+                }
+                Err(error) => tracing::error!(%error, "relay step failed"),
+            }
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                // An error here (connection lost) is retried by PgListener on the next
+                // recv; the polling interval keeps the relay moving meanwhile.
+                _ = listener.recv() => {}
+                _ = tokio::time::sleep(poll) => {}
+            }
+        }
+        tracing::info!("relay stopped");
+        Ok(())
+    }
+}
+
+/// Exponential backoff with jitter: the n-th retry waits between half and all of
+/// `base * 2^(n-1)`, capped at `max_backoff_ms`, so failed rows from one outage do not
+/// all come back at the same instant.
+pub(crate) fn backoff(settings: &RelaySettings, attempts: i32) -> Duration {
+    let exponent = attempts.saturating_sub(1).clamp(0, 30) as u32;
+    let full = settings
+        .base_backoff_ms
+        .saturating_mul(1u64 << exponent)
+        .min(settings.max_backoff_ms);
+    let jittered = rand::rng().random_range(full / 2..=full);
+    Duration::from_millis(jittered)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let settings = RelaySettings {
+            base_backoff_ms: 100,
+            max_backoff_ms: 1000,
+            ..RelaySettings::default()
+        };
+        for _ in 0..50 {
+            let first = backoff(&settings, 1).as_millis();
+            assert!((50..=100).contains(&first), "{first}");
+            let third = backoff(&settings, 3).as_millis();
+            assert!((200..=400).contains(&third), "{third}");
+            let capped = backoff(&settings, 30).as_millis();
+            assert!((500..=1000).contains(&capped), "{capped}");
+        }
+    }
+}

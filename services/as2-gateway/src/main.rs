@@ -1,0 +1,15 @@
+//! The AS2 gateway: receives partners' messages, journals them with their outbox event in
+//! one transaction, then answers with the MDN.
+
+use as2_gateway::{Application, Settings};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    edihub_config::telemetry::init("as2-gateway");
+    let settings: Settings = edihub_config::load()?;
+    let app = Application::build(settings).await?;
+    tracing::info!(address = %app.address(), "as2-gateway listening");
+    app.run_until_stopped(edihub_config::shutdown::on_signal())
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! `edihub`, the operator CLI: set-up, sending a file as a partner would, looking at a
+//! message's journey, auditing the archive.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use edihub_config::{DatabaseSettings, KafkaSettings, S3Settings};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// Settings read the same way as the services' (defaults, $EDIHUB_CONFIG, environment).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub database: DatabaseSettings,
+    pub kafka: KafkaSettings,
+    pub s3: S3Settings,
+}
+
+#[derive(Parser)]
+#[command(name = "edihub", version, about = "Operate an edihub EDI hub")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create the database if needed and apply the migrations.
+    Migrate,
+    /// Migrate, create the Kafka topics and the Object Lock bucket (idempotent).
+    Init,
+    /// Send FILE to a hub as a plain AS2 message and print the MDN.
+    Send {
+        file: PathBuf,
+        /// The hub's AS2 endpoint.
+        #[arg(
+            long,
+            env = "EDIHUB_AS2_URL",
+            default_value = "http://127.0.0.1:8080/as2"
+        )]
+        url: String,
+        /// Our AS2 name (the partner's).
+        #[arg(long, default_value = "ACME-SUPPLIER")]
+        from: String,
+        /// The hub's AS2 name.
+        #[arg(long, default_value = "EDIHUB")]
+        to: String,
+        /// Message-ID to send (default: a fresh one). Reuse one to test resends.
+        #[arg(long)]
+        message_id: Option<String>,
+        #[arg(long, default_value = "application/edifact")]
+        content_type: String,
+    },
+    /// Show what the hub did with a message: journal, outbox, invoices, archive.
+    Message {
+        /// The hub's message id or the partner's AS2 Message-ID.
+        id: String,
+        /// Wait up to this many seconds for the message to be transformed and archived.
+        #[arg(long, default_value_t = 0)]
+        wait: u64,
+    },
+    /// Print records of a topic (from the beginning), optionally only those with KEY.
+    Events {
+        #[arg(long, default_value = "edi.inbound.received")]
+        topic: String,
+        #[arg(long)]
+        key: Option<String>,
+        /// Stop after this many matching records.
+        #[arg(long, default_value_t = 1)]
+        count: usize,
+        #[arg(long, default_value_t = 20)]
+        timeout: u64,
+    },
+    /// Auditor's tools on the S3 archive.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Download the archived original, check its SHA-256 against the record and print
+    /// its retention as S3 reports it. Exits non-zero when the digest does not match.
+    Fetch {
+        /// The hub's message id or the partner's AS2 Message-ID.
+        id: String,
+        /// Write the original here (default: do not write it).
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    edihub_config::telemetry::init("edihub");
+    let cli = Cli::parse();
+    let settings: Settings = edihub_config::load()?;
+    match cli.command {
+        Command::Migrate => commands::migrate(&settings).await,
+        Command::Init => commands::init(&settings).await,
+        Command::Send {
+            file,
+            url,
+            from,
+            to,
+            message_id,
+            content_type,
+        } => {
+            commands::send(commands::SendArgs {
+                file,
+                url,
+                from,
+                to,
+                message_id,
+                content_type,
+            })
+            .await
+        }
+        Command::Message { id, wait } => commands::show_message(&settings, &id, wait).await,
+        Command::Events {
+            topic,
+            key,
+            count,
+            timeout,
+        } => commands::events(&settings, &topic, key.as_deref(), count, timeout).await,
+        Command::Audit {
+            command: AuditCommand::Fetch { id, output },
+        } => commands::audit_fetch(&settings, &id, output).await,
+    }
+}

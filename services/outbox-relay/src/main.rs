@@ -1,0 +1,9 @@
+//! The outbox relay: publishes committed outbox rows to Kafka, marking each SENT only
+//! after the broker's ack.
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    edihub_config::telemetry::init("outbox-relay");
+    let settings: outbox_relay::Settings = edihub_config::load()?;
+    outbox_relay::run(settings, edihub_config::shutdown::on_signal()).await
+}

@@ -1,0 +1,221 @@
+//! One INVOIC through the whole hub: AS2 POST -> journal + outbox -> relay -> Kafka ->
+//! transform (canonical invoice) and archive (object-locked S3 original).
+
+use chrono::{DateTime, Datelike, Utc};
+use edihub_archive::Archiver;
+use edihub_as2::{Disposition, Mic, MicAlg};
+use edihub_events::{EdiMessageReceived, headers};
+use edihub_tests::{PARTNER, envelope, fixture, spawn_app, wait_for};
+use edihub_transform::{Outcome, Transformer};
+use std::time::Duration;
+use uuid::Uuid;
+
+const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invoic_travels_from_as2_to_the_archive() {
+    let app = spawn_app().await;
+    let payload = fixture(INVOIC);
+    let as2_message_id = format!("{}@acme", Uuid::new_v4());
+
+    // 1. The partner gets a processed MDN with the MIC of what it sent.
+    let response = app.post_as2(PARTNER, &as2_message_id, &payload).await;
+    assert_eq!(response.status, 200);
+    let mdn = response.mdn();
+    assert_eq!(mdn.disposition, Disposition::Processed);
+    assert_eq!(mdn.original_message_id, as2_message_id);
+    assert_eq!(
+        mdn.received_content_mic,
+        Some(Mic::compute(MicAlg::Sha256, &payload))
+    );
+
+    // 2. The message is journalled byte for byte, with one pending outbox row.
+    let (message_id, stored, unb_reference, received_at): (
+        Uuid,
+        Vec<u8>,
+        Option<String>,
+        DateTime<Utc>,
+    ) = sqlx::query_as(
+        "SELECT id, payload, unb_reference, received_at FROM edi_message WHERE as2_message_id = $1",
+    )
+    .bind(&as2_message_id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("journalled message");
+    assert_eq!(stored, payload);
+    assert_eq!(unb_reference.as_deref(), Some("EH000001"));
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE status = 'PENDING'")
+            .await,
+        1
+    );
+
+    // 3. The relay publishes it and marks it SENT.
+    assert_eq!(app.drain_outbox().await, 1);
+    let (outbox_id, status, sent_at): (Uuid, String, Option<DateTime<Utc>>) =
+        sqlx::query_as("SELECT id, status, sent_at FROM outbox WHERE aggregate_id = $1")
+            .bind(message_id.to_string())
+            .fetch_one(&app.pool)
+            .await
+            .expect("outbox row");
+    assert_eq!(status, "SENT");
+    assert!(sent_at.is_some());
+
+    // 4. The Kafka record: key, CloudEvents headers, claim-check payload.
+    let key = message_id.to_string();
+    let record = app
+        .read_record(&app.kafka.topics.inbound_received, &key)
+        .await;
+    assert_eq!(
+        record.header(headers::ID),
+        Some(outbox_id.to_string().as_str())
+    );
+    assert_eq!(record.header(headers::TYPE), Some("EdiMessageReceived"));
+    assert_eq!(record.header(headers::SOURCE), Some("urn:edihub"));
+    assert_eq!(record.header(headers::SPEC_VERSION), Some("1.0"));
+    assert!(
+        record
+            .header(headers::TIME)
+            .is_some_and(|t| DateTime::parse_from_rfc3339(t).is_ok())
+    );
+    assert_eq!(record.header(headers::CORRELATION_ID), Some(key.as_str()));
+    let event: EdiMessageReceived = serde_json::from_slice(&record.payload).expect("payload");
+    assert_eq!(event.message_id, message_id);
+    assert_eq!(event.as2_from, PARTNER);
+    assert_eq!(event.as2_message_id, as2_message_id);
+    assert_eq!(event.unb_reference.as_deref(), Some("EH000001"));
+    assert_eq!(event.unb_sender.as_deref(), Some("5412345000013"));
+    assert_eq!(event.unb_recipient.as_deref(), Some("4012345000094"));
+    assert_eq!(event.payload.sha256, edihub_journal::sha256_hex(&payload));
+    assert_eq!(event.payload.size, payload.len() as u64);
+    assert_eq!(event.payload.journal_message_id(), Some(message_id));
+
+    // 5. Both consumers, running as the services run them, do their work.
+    app.start_consumers();
+    let canonical: serde_json::Value =
+        wait_for("the canonical invoice", Duration::from_secs(60), || async {
+            sqlx::query_scalar("SELECT canonical FROM canonical_invoice WHERE message_id = $1")
+                .bind(message_id)
+                .fetch_optional(&app.pool)
+                .await
+                .expect("query")
+        })
+        .await;
+    assert_eq!(canonical["invoice_number"], "INV-2026-0001");
+    assert_eq!(canonical["issue_date"], "2026-12-02");
+    assert_eq!(canonical["currency"], "EUR");
+    assert_eq!(canonical["seller"]["id"], "5412345000013");
+    assert_eq!(canonical["buyer"]["id"], "4012345000094");
+    assert!(canonical["totals"]["amount_due"].is_string());
+
+    let record = wait_for("the archive record", Duration::from_secs(60), || async {
+        edihub_archive::find_record(&app.pool, message_id)
+            .await
+            .expect("query")
+    })
+    .await;
+    assert_eq!(record.sha256, edihub_journal::sha256_hex(&payload));
+    assert_eq!(record.retention_mode, "COMPLIANCE");
+
+    // 6. The S3 object: same bytes, COMPLIANCE retention for 10 years, not deletable.
+    let audit = edihub_archive::audit(&app.pool, &app.store, message_id)
+        .await
+        .expect("audit");
+    assert_eq!(audit.bytes, payload);
+    assert!(audit.digest_matches());
+    assert_eq!(audit.retention_mode.as_deref(), Some("COMPLIANCE"));
+    let until = audit.retain_until.expect("retain-until date");
+    assert_eq!(until.year(), received_at.year() + 10);
+    assert_eq!(
+        (until.month(), until.day()),
+        (received_at.month(), received_at.day())
+    );
+    let version = record.version_id.clone().expect("versioned bucket");
+    let delete = app
+        .store
+        .client()
+        .delete_object()
+        .bucket(app.store.bucket())
+        .key(&record.object_key)
+        .version_id(&version)
+        .send()
+        .await;
+    assert!(delete.is_err(), "a locked version must not be deletable");
+    let again = app
+        .store
+        .get(&record.object_key, Some(&version))
+        .await
+        .expect("still there");
+    assert_eq!(again, payload);
+
+    // 7. Outbox rows written by the transform consumer exist for its own events.
+    wait_for("the InvoiceTransformed outbox row", Duration::from_secs(30), || async {
+        let n = app
+            .count(&format!(
+                "SELECT count(*) FROM outbox WHERE aggregate_id = '{message_id}' AND event_type = 'InvoiceTransformed'"
+            ))
+            .await;
+        (n == 1).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_event_twice_has_one_effect_in_each_consumer() {
+    let app = spawn_app().await;
+    let payload = fixture(INVOIC);
+    let as2_message_id = format!("{}@acme", Uuid::new_v4());
+    assert_eq!(
+        app.post_as2(PARTNER, &as2_message_id, &payload)
+            .await
+            .status,
+        200
+    );
+    assert_eq!(app.drain_outbox().await, 1);
+    let message_id: Uuid =
+        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+            .bind(&as2_message_id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("message");
+    let record = app
+        .read_record(&app.kafka.topics.inbound_received, &message_id.to_string())
+        .await;
+    let event = envelope(&record);
+
+    // The consumers' handlers, stepped by the test, given the same record twice.
+    let transformer =
+        Transformer::new(app.pool.clone(), app.kafka.topics.clone(), "transform-test");
+    assert_eq!(
+        transformer.transform(&event).await.expect("first delivery"),
+        Outcome::Transformed { invoices: 1 }
+    );
+    assert_eq!(
+        transformer
+            .transform(&event)
+            .await
+            .expect("second delivery"),
+        Outcome::Duplicate
+    );
+    let archiver = Archiver::new(app.pool.clone(), app.store.clone(), "archive-test");
+    assert!(archiver.archive(&event).await.expect("first delivery"));
+    assert!(!archiver.archive(&event).await.expect("second delivery"));
+
+    assert_eq!(app.count("SELECT count(*) FROM canonical_invoice").await, 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE event_type = 'InvoiceTransformed'")
+            .await,
+        1
+    );
+    assert_eq!(app.count("SELECT count(*) FROM archive_record").await, 1);
+    // One object version only: the second delivery did not PUT again.
+    let versions = app
+        .store
+        .client()
+        .list_object_versions()
+        .bucket(app.store.bucket())
+        .send()
+        .await
+        .expect("list versions");
+    assert_eq!(versions.versions().len(), 1);
+}

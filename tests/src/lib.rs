@@ -1,0 +1,295 @@
+//! The integration-test harness: a hub on the real local stack (PostgreSQL, the tansu
+//! broker, moto's S3), made unique per test — its own database, topics, consumer groups
+//! and bucket — so tests run in parallel and never depend on a clean machine.
+//!
+//! The stack must be up (`bash deploy/stack.sh up`); `deploy/test.sh` does that first.
+
+use edihub_archive::ArchiveStore;
+use edihub_config::{DatabaseSettings, KafkaSettings, PartnerSettings, S3Settings, Secret};
+use edihub_events::Envelope;
+use edihub_kafka::KafkaPublisher;
+use edihub_kafka::reader::RecordView;
+use edihub_outbox::Relay;
+use sqlx::PgPool;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+/// The partner every test hub knows.
+pub const PARTNER: &str = "ACME-SUPPLIER";
+/// The hub's AS2 name in tests.
+pub const HUB: &str = "EDIHUB";
+
+/// A project fixture's bytes, by path relative to `fixtures/`.
+pub fn fixture(relative: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(relative);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+}
+
+pub struct TestApp {
+    pub address: SocketAddr,
+    pub pool: PgPool,
+    pub database: DatabaseSettings,
+    pub kafka: KafkaSettings,
+    pub s3: S3Settings,
+    pub store: ArchiveStore,
+    pub suffix: String,
+    pub http: reqwest::Client,
+    shutdown: CancellationToken,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// What the gateway answered.
+pub struct As2Response {
+    pub status: reqwest::StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl As2Response {
+    pub fn content_type(&self) -> &str {
+        self.headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+    }
+    pub fn mdn(&self) -> edihub_as2::MdnReport {
+        edihub_as2::parse_mdn(self.content_type(), &self.body).unwrap_or_else(|e| {
+            panic!(
+                "not an MDN ({e}): {} {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+fn database_settings(name: &str) -> DatabaseSettings {
+    let base = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/edihub".into());
+    let server = base.rsplit_once('/').map(|(s, _)| s).unwrap_or(&base);
+    DatabaseSettings {
+        url: Secret::new(format!("{server}/{name}")),
+        max_connections: 10,
+    }
+}
+
+/// Starts a gateway on a fresh database, with fresh topics and a fresh bucket.
+pub async fn spawn_app() -> TestApp {
+    let suffix = Uuid::new_v4().simple().to_string()[..12].to_owned();
+    let database = database_settings(&format!("edihub_test_{suffix}"));
+    edihub_db::create_and_migrate(&database)
+        .await
+        .expect("create and migrate the test database (is PostgreSQL up?)");
+    let pool = edihub_db::pool(&database).expect("pool");
+
+    let mut kafka = KafkaSettings::default();
+    if let Ok(brokers) = std::env::var("KAFKA_BROKERS") {
+        kafka.brokers = brokers;
+    }
+    kafka.partitions = 3;
+    kafka.topics.inbound_received = format!("edi.inbound.received.{suffix}");
+    kafka.topics.invoice_canonical = format!("edi.invoice.canonical.{suffix}");
+    kafka.topics.inbound_rejected = format!("edi.inbound.rejected.{suffix}");
+    edihub_kafka::ensure_topics(
+        &kafka,
+        &[
+            &kafka.topics.inbound_received,
+            &kafka.topics.invoice_canonical,
+            &kafka.topics.inbound_rejected,
+        ],
+    )
+    .await
+    .expect("create test topics (is the broker up?)");
+
+    let mut s3 = S3Settings::default();
+    if let Ok(endpoint) = std::env::var("S3_ENDPOINT") {
+        s3.endpoint = Some(endpoint);
+    }
+    s3.bucket = format!("edihub-test-{suffix}");
+    let store = ArchiveStore::new(&s3);
+    store
+        .ensure_bucket()
+        .await
+        .expect("create test bucket (is the S3 server up?)");
+
+    let settings = as2_gateway::Settings {
+        database: database.clone(),
+        kafka: kafka.clone(),
+        gateway: edihub_config::GatewaySettings {
+            listen: "127.0.0.1:0".into(),
+            hub_as2_id: HUB.into(),
+            partners: vec![PartnerSettings {
+                as2_id: PARTNER.into(),
+                name: Some("Acme Supplier".into()),
+            }],
+            ..Default::default()
+        },
+    };
+    let app = as2_gateway::Application::build_with_pool(settings, pool.clone())
+        .await
+        .expect("build gateway");
+    let address = app.address();
+    let shutdown = CancellationToken::new();
+    tokio::spawn(app.run_until_stopped(shutdown.clone()));
+    TestApp {
+        address,
+        pool,
+        database,
+        kafka,
+        s3,
+        store,
+        suffix,
+        http: reqwest::Client::new(),
+        shutdown,
+    }
+}
+
+impl TestApp {
+    pub fn as2_url(&self) -> String {
+        format!("http://{}/as2", self.address)
+    }
+
+    /// Posts `payload` as a plain AS2 message from `from`, asking for a sync MDN.
+    pub async fn post_as2(&self, from: &str, message_id: &str, payload: &[u8]) -> As2Response {
+        let message = edihub_as2::build_plain_message(&edihub_as2::PlainMessageSpec {
+            as2_from: from,
+            as2_to: HUB,
+            message_id,
+            subject: "test",
+            content_type: "application/edifact",
+            payload,
+            request_mdn_to: Some("test@example.invalid"),
+            request_signed_mdn: None,
+        });
+        let mut request = self.http.post(self.as2_url());
+        for (name, value) in &message.headers {
+            request = request.header(name, value);
+        }
+        let response = request.body(message.body).send().await.expect("POST /as2");
+        As2Response {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: response.bytes().await.expect("body").to_vec(),
+        }
+    }
+
+    /// A relay on this test's database and broker, to be stepped by the test.
+    pub fn relay(&self) -> Relay<KafkaPublisher> {
+        Relay::new(
+            self.pool.clone(),
+            KafkaPublisher::new(&self.kafka).expect("producer"),
+            edihub_config::RelaySettings::default(),
+        )
+    }
+
+    /// Steps the relay until the outbox has no due PENDING row.
+    pub async fn drain_outbox(&self) -> usize {
+        let relay = self.relay();
+        let mut sent = 0;
+        loop {
+            let report = relay.step().await.expect("relay step");
+            sent += report.sent;
+            if report.claimed == 0 {
+                return sent;
+            }
+        }
+    }
+
+    /// Runs both consumers as the services run them, until the app is dropped.
+    pub fn start_consumers(&self) {
+        let consumer = |group: &str| edihub_config::ConsumerSettings {
+            group_id: format!("{group}-{}", self.suffix),
+        };
+        let transform = transform_consumer::Settings {
+            database: self.database.clone(),
+            kafka: self.kafka.clone(),
+            consumer: consumer("transform"),
+        };
+        let archive = archive_consumer::Settings {
+            database: self.database.clone(),
+            kafka: self.kafka.clone(),
+            s3: self.s3.clone(),
+            consumer: consumer("archive"),
+        };
+        let shutdown = self.shutdown.clone();
+        tokio::spawn(transform_consumer::run(transform, shutdown.clone()));
+        tokio::spawn(archive_consumer::run(archive, shutdown));
+    }
+
+    /// Reads `topic` until a record with `key` arrives.
+    pub async fn read_record(&self, topic: &str, key: &str) -> RecordView {
+        let records = edihub_kafka::reader::read_until(
+            &self.kafka.brokers,
+            topic,
+            Duration::from_secs(30),
+            |read| read.iter().any(|r| r.key.as_deref() == Some(key)),
+        )
+        .await
+        .expect("read topic");
+        records
+            .into_iter()
+            .find(|r| r.key.as_deref() == Some(key))
+            .unwrap_or_else(|| panic!("no record with key {key} on {topic}"))
+    }
+
+    pub async fn count(&self, sql: &str) -> i64 {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
+            .fetch_one(&self.pool)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+}
+
+/// The envelope a consumer would decode from `record`.
+pub fn envelope(record: &RecordView) -> Envelope {
+    Envelope {
+        id: record
+            .header(edihub_events::headers::ID)
+            .and_then(|v| Uuid::parse_str(v).ok())
+            .expect("ce_id"),
+        event_type: record
+            .header(edihub_events::headers::TYPE)
+            .expect("ce_type")
+            .to_owned(),
+        source: record
+            .header(edihub_events::headers::SOURCE)
+            .unwrap_or_default()
+            .to_owned(),
+        time: None,
+        correlation_id: record
+            .header(edihub_events::headers::CORRELATION_ID)
+            .map(str::to_owned),
+        key: record.key.clone(),
+        data: record.payload.clone(),
+    }
+}
+
+/// Polls `condition` until it returns `Some` or `timeout` passes (then panics with
+/// `what`). The bounded wait replaces sleeps-as-synchronisation.
+pub async fn wait_for<T, F, Fut>(what: &str, timeout: Duration, mut condition: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = condition().await {
+            return value;
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
