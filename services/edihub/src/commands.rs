@@ -142,6 +142,12 @@ async fn resolve(pool: &PgPool, id: &str) -> anyhow::Result<Uuid> {
     found.with_context(|| format!("no message with id or AS2 Message-ID {id:?}"))
 }
 
+/// The Kafka key of a message's events: its hub id.
+pub async fn message_key(settings: &Settings, id: &str) -> anyhow::Result<String> {
+    let pool = edihub_db::pool(&settings.database)?;
+    Ok(resolve(&pool, id).await?.to_string())
+}
+
 pub async fn show_message(settings: &Settings, id: &str, wait: u64) -> anyhow::Result<()> {
     let pool = edihub_db::pool(&settings.database)?;
     let message_id = resolve(&pool, id).await?;

@@ -66,6 +66,9 @@ enum Command {
         topic: String,
         #[arg(long)]
         key: Option<String>,
+        /// Only records of this message (the hub's id or the AS2 Message-ID).
+        #[arg(long, conflicts_with = "key")]
+        message: Option<String>,
         /// Stop after this many matching records.
         #[arg(long, default_value_t = 1)]
         count: usize,
@@ -122,9 +125,16 @@ async fn main() -> anyhow::Result<()> {
         Command::Events {
             topic,
             key,
+            message,
             count,
             timeout,
-        } => commands::events(&settings, &topic, key.as_deref(), count, timeout).await,
+        } => {
+            let key = match message {
+                Some(id) => Some(commands::message_key(&settings, &id).await?),
+                None => key,
+            };
+            commands::events(&settings, &topic, key.as_deref(), count, timeout).await
+        }
         Command::Audit {
             command: AuditCommand::Fetch { id, output },
         } => commands::audit_fetch(&settings, &id, output).await,
