@@ -4,6 +4,7 @@
 //! Claimed rows stay locked (`FOR UPDATE SKIP LOCKED`) until the step's transaction
 //! ends, so a second relay skips them, and a relay that dies mid-step releases them by
 //! rollback: they are published again later (at-least-once; consumers dedupe).
+//! Order per aggregate across any number of relays: see [`CLAIM`].
 
 use crate::OutboxRecord;
 use edihub_config::RelaySettings;
@@ -14,6 +15,27 @@ use std::future::Future;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
+
+/// Claims due PENDING rows that are the *head* of their aggregate: no earlier PENDING
+/// row of the same aggregate exists (claimed by another relay, waiting for a retry, or
+/// not yet due). Hence at most one event per aggregate is in flight across all relays,
+/// and an event is never published before an earlier event of its aggregate that is
+/// still pending. A row that commits late is simply pending when it becomes visible —
+/// there is no high-water mark to skip it. A FAILED (dead-lettered) row no longer blocks
+/// its aggregate; replaying it is an operator's decision.
+const CLAIM: &str = "
+    SELECT o.id, o.seq, o.aggregate_type, o.aggregate_id, o.event_type, o.topic, o.payload,
+           o.headers, o.created_at, o.attempts
+    FROM outbox o
+    WHERE o.status = 'PENDING' AND o.next_attempt_at <= now()
+      AND NOT EXISTS (
+          SELECT 1 FROM outbox earlier
+          WHERE earlier.aggregate_id = o.aggregate_id
+            AND earlier.status = 'PENDING'
+            AND earlier.seq < o.seq)
+    ORDER BY o.seq
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED";
 
 /// The channel the `outbox_notify` trigger signals on commit.
 pub const NOTIFY_CHANNEL: &str = "outbox_pending";
@@ -54,18 +76,10 @@ impl<P: Publisher> Relay<P> {
     /// Claims up to `batch_size` due rows, publishes them and records each outcome.
     pub async fn step(&self) -> Result<StepReport, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
-        let records: Vec<OutboxRecord> = sqlx::query_as(
-            "SELECT id, seq, aggregate_type, aggregate_id, event_type, topic, payload, headers,
-                    created_at, attempts
-             FROM outbox
-             WHERE status = 'PENDING' AND next_attempt_at <= now()
-             ORDER BY seq
-             LIMIT $1
-             FOR UPDATE SKIP LOCKED",
-        )
-        .bind(self.settings.batch_size)
-        .fetch_all(&mut *tx)
-        .await?;
+        let records: Vec<OutboxRecord> = sqlx::query_as(CLAIM)
+            .bind(self.settings.batch_size)
+            .fetch_all(&mut *tx)
+            .await?;
         let mut report = StepReport {
             claimed: records.len(),
             ..StepReport::default()
@@ -123,7 +137,7 @@ impl<P: Publisher> Relay<P> {
         Ok(report)
     }
 
-    /// Steps until `shutdown`: immediately again while batches come back full, otherwise
+    /// Steps until `shutdown`: immediately again while steps find rows, otherwise
     /// after a NOTIFY or the polling interval, whichever comes first.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
@@ -135,7 +149,9 @@ impl<P: Publisher> Relay<P> {
                     if report.claimed > 0 {
                         tracing::debug!(?report, "relay step");
                     }
-                    if report.claimed as i64 >= self.settings.batch_size {
+                    // Claims are head-of-aggregate only, so a short batch does not mean
+                    // the backlog is empty: step again until a step finds nothing.
+                    if report.claimed > 0 {
                         continue;
                     }
                 }

@@ -1,0 +1,183 @@
+//! The relay's ordering and no-skip promises, on the real database and broker.
+
+use edihub_config::RelaySettings;
+use edihub_kafka::KafkaPublisher;
+use edihub_outbox::{NewEvent, Relay};
+use edihub_tests::{TestApp, spawn_app};
+use std::collections::HashMap;
+use std::time::Duration;
+use uuid::Uuid;
+
+fn event(app: &TestApp, aggregate: &str, n: usize) -> NewEvent {
+    NewEvent {
+        id: Uuid::now_v7(),
+        aggregate_type: "Test".into(),
+        aggregate_id: aggregate.into(),
+        event_type: "TestEvent".into(),
+        topic: app.kafka.topics.inbound_received.clone(),
+        payload: serde_json::json!({ "aggregate": aggregate, "n": n }),
+        headers: serde_json::json!({}),
+    }
+}
+
+async fn commit_event(app: &TestApp, aggregate: &str, n: usize) {
+    let mut tx = app.pool.begin().await.expect("begin");
+    edihub_outbox::enqueue(&mut tx, &event(app, aggregate, n))
+        .await
+        .expect("enqueue");
+    tx.commit().await.expect("commit");
+}
+
+fn small_batches() -> RelaySettings {
+    RelaySettings {
+        batch_size: 7,
+        ..RelaySettings::default()
+    }
+}
+
+/// Steps `relay` until a step finds nothing; returns the rows it sent.
+async fn drain(relay: &Relay<KafkaPublisher>) -> usize {
+    let mut sent = 0;
+    loop {
+        let report = relay.step().await.expect("step");
+        sent += report.sent;
+        if report.claimed == 0 {
+            return sent;
+        }
+    }
+}
+
+/// The `n` of each record per key, in topic order.
+async fn sequences_on_topic(app: &TestApp, expected: usize) -> HashMap<String, Vec<u64>> {
+    let records = edihub_kafka::reader::read_until(
+        &app.kafka.brokers,
+        &app.kafka.topics.inbound_received,
+        Duration::from_secs(60),
+        |read| read.len() >= expected,
+    )
+    .await
+    .expect("read");
+    assert_eq!(
+        records.len(),
+        expected,
+        "every event published exactly once here"
+    );
+    let mut by_key: HashMap<String, Vec<u64>> = HashMap::new();
+    // Within a partition the reader returns records in offset order; one key maps to
+    // one partition, so per-key order is the topic order.
+    for record in records {
+        let payload: serde_json::Value = serde_json::from_slice(&record.payload).expect("json");
+        by_key
+            .entry(record.key.expect("key"))
+            .or_default()
+            .push(payload["n"].as_u64().expect("n"));
+    }
+    by_key
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_relays_at_once_keep_every_aggregate_in_order() {
+    let app = spawn_app().await;
+    const AGGREGATES: usize = 6;
+    const EVENTS: usize = 12;
+    for n in 0..EVENTS {
+        for a in 0..AGGREGATES {
+            commit_event(&app, &format!("agg-{a}"), n).await;
+        }
+    }
+    let first = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        small_batches(),
+    );
+    let second = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        small_batches(),
+    );
+    // Both relays step concurrently until neither finds anything.
+    let mut total = 0;
+    loop {
+        let (a, b) = tokio::join!(drain(&first), drain(&second));
+        total += a + b;
+        let pending = app
+            .count("SELECT count(*) FROM outbox WHERE status = 'PENDING'")
+            .await;
+        if pending == 0 {
+            break;
+        }
+    }
+    assert_eq!(total, AGGREGATES * EVENTS);
+    let by_key = sequences_on_topic(&app, AGGREGATES * EVENTS).await;
+    assert_eq!(by_key.len(), AGGREGATES);
+    for (key, sequence) in by_key {
+        assert_eq!(
+            sequence,
+            (0..EVENTS as u64).collect::<Vec<_>>(),
+            "order of {key}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_commits_late_is_published_not_skipped() {
+    let app = spawn_app().await;
+    let relay = app.relay();
+    // A transaction that stays open while later rows commit and are published.
+    let mut late = app.pool.begin().await.expect("begin");
+    edihub_outbox::enqueue(&mut late, &event(&app, "late", 0))
+        .await
+        .expect("enqueue");
+    for n in 0..5 {
+        commit_event(&app, "busy", n).await;
+    }
+    assert_eq!(
+        drain(&relay).await,
+        5,
+        "the open transaction blocks nothing"
+    );
+    late.commit().await.expect("late commit");
+    assert_eq!(
+        drain(&relay).await,
+        1,
+        "the late row is published once visible"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE status <> 'SENT'")
+            .await,
+        0
+    );
+    let by_key = sequences_on_topic(&app, 6).await;
+    assert_eq!(by_key["late"], vec![0]);
+    assert_eq!(by_key["busy"], vec![0, 1, 2, 3, 4]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_retry_holds_back_later_events_of_its_aggregate_only() {
+    let app = spawn_app().await;
+    commit_event(&app, "held", 0).await;
+    commit_event(&app, "held", 1).await;
+    commit_event(&app, "free", 0).await;
+    // The first event of `held` failed once and waits for its retry.
+    sqlx::query(
+        "UPDATE outbox SET attempts = 1, next_attempt_at = now() + interval '1 hour'
+         WHERE aggregate_id = 'held' AND payload->>'n' = '0'",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("schedule retry");
+    let relay = app.relay();
+    assert_eq!(drain(&relay).await, 1, "only `free` may go");
+    let held_sent = app
+        .count("SELECT count(*) FROM outbox WHERE aggregate_id = 'held' AND status = 'SENT'")
+        .await;
+    assert_eq!(held_sent, 0, "event 1 of `held` must wait for event 0");
+    // Once the retry is due, both go, in order.
+    sqlx::query("UPDATE outbox SET next_attempt_at = now() WHERE aggregate_id = 'held'")
+        .execute(&app.pool)
+        .await
+        .expect("make due");
+    assert_eq!(drain(&relay).await, 2);
+    let by_key = sequences_on_topic(&app, 3).await;
+    assert_eq!(by_key["held"], vec![0, 1]);
+}
