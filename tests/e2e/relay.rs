@@ -181,3 +181,60 @@ async fn a_pending_retry_holds_back_later_events_of_its_aggregate_only() {
     let by_key = sequences_on_topic(&app, 3).await;
     assert_eq!(by_key["held"], vec![0, 1]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_the_broker_refuses_is_retried_with_backoff_then_failed() {
+    let app = spawn_app().await;
+    // Larger than librdkafka's message.max.bytes (1 MB): refused on every attempt.
+    let mut too_large = event(&app, "big", 0);
+    too_large.payload = serde_json::json!({ "blob": "x".repeat(1_100_000) });
+    let mut tx = app.pool.begin().await.expect("begin");
+    edihub_outbox::enqueue(&mut tx, &too_large)
+        .await
+        .expect("enqueue");
+    tx.commit().await.expect("commit");
+    let relay = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        RelaySettings {
+            max_attempts: 2,
+            base_backoff_ms: 60_000,
+            max_backoff_ms: 60_000,
+            ..RelaySettings::default()
+        },
+    );
+
+    let first = relay.step().await.expect("step");
+    assert_eq!((first.claimed, first.sent, first.retried), (1, 0, 1));
+    let (status, attempts, error, delay): (String, i32, Option<String>, f64) = sqlx::query_as(
+        "SELECT status, attempts, last_error,
+                extract(epoch FROM next_attempt_at - now())::float8
+         FROM outbox WHERE id = $1",
+    )
+    .bind(too_large.id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("row");
+    assert_eq!((status.as_str(), attempts), ("PENDING", 1));
+    assert!(error.is_some_and(|e| !e.is_empty()));
+    assert!(
+        (25.0..=60.0).contains(&delay),
+        "backoff with jitter, got {delay}s"
+    );
+    assert_eq!(relay.step().await.expect("step").claimed, 0, "not due yet");
+
+    sqlx::query("UPDATE outbox SET next_attempt_at = now() WHERE id = $1")
+        .bind(too_large.id)
+        .execute(&app.pool)
+        .await
+        .expect("make due");
+    let second = relay.step().await.expect("step");
+    assert_eq!(second.failed, 1);
+    let (status, attempts): (String, i32) =
+        sqlx::query_as("SELECT status, attempts FROM outbox WHERE id = $1")
+            .bind(too_large.id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("row");
+    assert_eq!((status.as_str(), attempts), ("FAILED", 2));
+}
