@@ -5,6 +5,7 @@
 //! Architecture invariant: only the relay publishes to Kafka. Everything else that wants
 //! to tell the world something writes an outbox row in the transaction of its change.
 
+pub mod admin;
 mod relay;
 
 pub use relay::{Publisher, Relay, StepReport};
