@@ -68,6 +68,11 @@ impl Charset {
                 if let Some(&b) = bytes.iter().find(|&&b| !(is_graphic_ascii(b) || b >= 0xA0)) {
                     return Err(invalid(b));
                 }
+                // Most values are plain ASCII: one copy, no per-character re-encoding.
+                if bytes.is_ascii() {
+                    return String::from_utf8(bytes.to_vec())
+                        .map_err(|_| ParseErrorKind::InvalidUtf8);
+                }
                 // ISO 8859-1 code points equal Unicode scalar values.
                 Ok(bytes.iter().map(|&b| char::from(b)).collect())
             }

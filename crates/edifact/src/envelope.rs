@@ -111,12 +111,51 @@ impl Interchange {
     pub fn parse_tolerant(input: &[u8]) -> Result<(Interchange, Vec<ParseError>), ParseError> {
         parse(input, Mode::Tolerant)
     }
+
+    /// Reads as far as the input allows and returns *every* defect found on the way, in
+    /// input order: the control defects of [`Interchange::parse_tolerant`], and also
+    /// values outside the declared character set (one finding per segment; the value is
+    /// then decoded lossily), empty segments, invalid segment tags (reading resumes after
+    /// the next segment terminator), data segments outside a message and data after UNZ.
+    ///
+    /// `Ok` holds the interchange and its findings (possibly none); `Err` holds the
+    /// findings when a defect made the rest unreadable (truncation, broken nesting, a
+    /// broken UNA/UNB), the fatal one last. Any finding means the interchange is not
+    /// sound; this entry point exists so that a rejection can name all of them at once.
+    pub fn parse_collecting(
+        input: &[u8],
+    ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
+        let mut findings = Findings {
+            mode: Mode::Collect,
+            found: Vec::new(),
+        };
+        match parse_into(input, &mut findings) {
+            Ok(interchange) => Ok((interchange, findings.found)),
+            Err(fatal) => {
+                findings.found.push(fatal);
+                Err(findings.found)
+            }
+        }
+    }
+}
+
+/// Every segment of `input` in order, service segments (UNB..UNZ) included, with the
+/// delimiters in force: the tokenizer alone, without envelope checks. For tools and
+/// cross-checks against other parsers; the hub itself uses [`Interchange`]. Stops at the
+/// first defect (a syntax-4 package body is one: it is not made of segments).
+pub fn segments(input: &[u8]) -> Result<(Delimiters, Vec<Segment>), ParseError> {
+    let (mut tokenizer, delimiters) = start(input)?;
+    let segments = std::iter::from_fn(|| tokenizer.next_segment()).collect::<Result<_, _>>()?;
+    Ok((delimiters, segments))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Strict,
     Tolerant,
+    /// Tolerant, and also records the recoverable defects listed at
+    /// [`Interchange::parse_collecting`].
+    Collect,
 }
 
 /// Collects control defects, or fails on the first one in strict mode.
@@ -129,7 +168,7 @@ impl Findings {
     fn report(&mut self, error: ParseError) -> Result<(), ParseError> {
         match self.mode {
             Mode::Strict => Err(error),
-            Mode::Tolerant => {
+            Mode::Tolerant | Mode::Collect => {
                 self.found.push(error);
                 Ok(())
             }
@@ -248,13 +287,24 @@ struct OpenGroup {
 }
 
 fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), ParseError> {
-    let (mut tokenizer, delimiters) = start(input)?;
-    let unb = first_segment(&mut tokenizer)?;
-    let header = header_from_unb(&unb)?;
     let mut findings = Findings {
         mode,
         found: Vec::new(),
     };
+    parse_into(input, &mut findings).map(|interchange| (interchange, findings.found))
+}
+
+fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, ParseError> {
+    let collect = findings.mode == Mode::Collect;
+    let (tokenizer, delimiters) = start(input)?;
+    let mut tokenizer = if collect {
+        tokenizer.collecting()
+    } else {
+        tokenizer
+    };
+    let unb = first_segment(&mut tokenizer)?;
+    findings.found.extend(tokenizer.take_deferred());
+    let header = header_from_unb(&unb)?;
     let mut messages: Vec<Message> = Vec::new();
     let mut packages: Vec<Package> = Vec::new();
     let mut references: HashSet<String> = HashSet::new();
@@ -269,7 +319,22 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
             // The input ended before UNZ (and maybe inside a message).
             return Err(ParseError::new(ParseErrorKind::Truncated, here));
         };
-        let segment = segment?;
+        findings.found.extend(tokenizer.take_deferred());
+        let segment = match segment {
+            Ok(segment) => segment,
+            // The tokenizer has already moved past these; the walk can go on.
+            Err(e)
+                if collect
+                    && matches!(
+                        e.kind,
+                        ParseErrorKind::EmptySegment | ParseErrorKind::InvalidTag(_)
+                    ) =>
+            {
+                findings.found.push(e);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let unbalanced = |what| {
             Err(ParseError::new(
                 ParseErrorKind::UnbalancedEnvelope(what),
@@ -289,14 +354,7 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
                         ))?;
                     }
                     let reference = message.reference.clone();
-                    check_reference(
-                        &mut findings,
-                        &segment,
-                        "UNT",
-                        "UNH",
-                        &reference,
-                        "UNT 0062",
-                    )?;
+                    check_reference(findings, &segment, "UNT", "UNH", &reference, "UNT 0062")?;
                     message.segments.push(segment);
                     if let Some(m) = open.take() {
                         messages.push(m);
@@ -357,14 +415,7 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
                         segment.position,
                     ))?;
                 }
-                check_reference(
-                    &mut findings,
-                    &segment,
-                    "UNE",
-                    "UNG",
-                    &g.reference,
-                    "UNE 0048",
-                )?;
+                check_reference(findings, &segment, "UNE", "UNG", &g.reference, "UNE 0048")?;
             }
             "UNO" => {
                 if group.is_some() || groups > 0 {
@@ -394,7 +445,7 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
                     ))?;
                 }
                 check_reference(
-                    &mut findings,
+                    findings,
                     &segment,
                     "UNZ",
                     "UNB",
@@ -403,19 +454,26 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
                 )?;
                 if !tokenizer.at_end() {
                     let here = tokenizer.here();
-                    return Err(ParseError::new(ParseErrorKind::TrailingData, here));
+                    let trailing = ParseError::new(ParseErrorKind::TrailingData, here);
+                    if !collect {
+                        return Err(trailing);
+                    }
+                    findings.found.push(trailing);
                 }
-                let interchange = Interchange {
+                return Ok(Interchange {
                     delimiters,
                     header,
                     messages,
                     packages,
-                };
-                return Ok((interchange, findings.found));
+                });
             }
             "UNT" => return unbalanced("UNT without UNH"),
             "UNB" => return unbalanced("UNB inside an interchange"),
             "UNP" => return unbalanced("UNP without UNO"),
+            _ if collect => findings.found.push(ParseError::new(
+                ParseErrorKind::UnbalancedEnvelope("data segment outside a message"),
+                segment.position,
+            )),
             _ => return unbalanced("data segment outside a message"),
         }
     }

@@ -10,12 +10,15 @@
 //! - `tokenizer`: bytes to [`Segment`]s with exact [`SourcePosition`]s;
 //! - `envelope`: UNB/UNG/UNH/UNT/UNE/UNZ nesting, counts and references
 //!   ([`Interchange::parse`], [`InterchangeHeader::peek`]);
-//! - [`invoic`]: INVOIC messages to the canonical EN 16931 invoice, per profile.
+//! - [`invoic`]: INVOIC messages to the canonical EN 16931 invoice, per profile;
+//! - [`check`]: the accept/reject decision with every fault, shared by the transform
+//!   consumer and the CLI.
 //!
 //! Nothing here panics on input: every defect is a [`ParseError`] or an
 //! [`invoic::MappingError`] that names the segment and byte offset at fault.
 
 pub mod charset;
+pub mod check;
 mod envelope;
 mod error;
 pub mod invoic;
@@ -23,7 +26,7 @@ mod segment;
 pub mod syntax;
 mod tokenizer;
 
-pub use envelope::{Interchange, InterchangeHeader, Message, Package};
+pub use envelope::{Interchange, InterchangeHeader, Message, Package, segments};
 pub use error::{ParseError, ParseErrorKind};
 pub use segment::{Segment, SourcePosition};
 pub use syntax::Delimiters;

@@ -1,5 +1,6 @@
 //! Segments as the tokenizer hands them out: decoded, unescaped, located.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where a segment starts in the original bytes.
@@ -8,7 +9,18 @@ use serde::{Deserialize, Serialize};
 /// messages speak in segment numbers, while operators looking at the raw archived file
 /// need the byte offset.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 pub struct SourcePosition {
     /// 1-based number of the segment within the interchange; UNB is 1 and the UNA

@@ -21,6 +21,13 @@ pub(crate) struct Tokenizer<'a> {
     next_number: u32,
     /// Reused buffer for one unescaped value.
     scratch: Vec<u8>,
+    /// Collecting mode: a value outside the declared repertoire is recorded in
+    /// `deferred` (once per segment) and decoded lossily, so the walk goes on.
+    collect: bool,
+    /// Value defects recorded in collecting mode, in input order.
+    deferred: Vec<ParseError>,
+    /// The current segment already has a deferred value defect.
+    segment_faulted: bool,
 }
 
 impl<'a> Tokenizer<'a> {
@@ -37,7 +44,36 @@ impl<'a> Tokenizer<'a> {
             charset,
             next_number: 1,
             scratch: Vec::new(),
+            collect: false,
+            deferred: Vec::new(),
+            segment_faulted: false,
         }
+    }
+
+    /// Switches to collecting mode (see the `collect` field).
+    pub(crate) fn collecting(mut self) -> Self {
+        self.collect = true;
+        self
+    }
+
+    /// Takes the value defects recorded so far in collecting mode.
+    pub(crate) fn take_deferred(&mut self) -> Vec<ParseError> {
+        std::mem::take(&mut self.deferred)
+    }
+
+    /// After a defect that leaves the cursor inside a segment: moves past the next
+    /// unreleased segment terminator so that reading can resume at the next segment.
+    fn resync(&mut self) {
+        let d = self.delimiters;
+        while let Some(&b) = self.input.get(self.pos) {
+            self.pos += 1;
+            if Some(b) == d.release {
+                self.pos += 1;
+            } else if b == d.segment_terminator {
+                return;
+            }
+        }
+        self.pos = self.pos.min(self.input.len());
     }
 
     /// Where the next segment would start: used to locate "expected more" errors.
@@ -81,6 +117,7 @@ impl<'a> Tokenizer<'a> {
             return None;
         }
         self.next_number = self.next_number.saturating_add(1);
+        self.segment_faulted = false;
         Some(self.read_segment(position))
     }
 
@@ -109,9 +146,11 @@ impl<'a> Tokenizer<'a> {
             && (after_tag == d.element || after_tag == d.segment_terminator);
         if !tag_ok {
             let shown = &input[self.pos..(tag_end + 1).min(input.len())];
-            return Err(err(ParseErrorKind::InvalidTag(
+            let error = err(ParseErrorKind::InvalidTag(
                 String::from_utf8_lossy(shown).into_owned(),
-            )));
+            ));
+            self.resync();
+            return Err(error);
         }
         let mut segment = Segment {
             // Checked above to be three ASCII characters.
@@ -161,10 +200,17 @@ impl<'a> Tokenizer<'a> {
     }
 
     fn take_value(&mut self, position: SourcePosition) -> Result<String, ParseError> {
-        let value = self
-            .charset
-            .decode(&self.scratch)
-            .map_err(|kind| ParseError::new(kind, position));
+        let value = match self.charset.decode(&self.scratch) {
+            Ok(value) => Ok(value),
+            Err(kind) if self.collect => {
+                if !self.segment_faulted {
+                    self.segment_faulted = true;
+                    self.deferred.push(ParseError::new(kind, position));
+                }
+                Ok(String::from_utf8_lossy(&self.scratch).into_owned())
+            }
+            Err(kind) => Err(ParseError::new(kind, position)),
+        };
         self.scratch.clear();
         value
     }

@@ -7,6 +7,7 @@
 //! record value (JSON), the attributes are record headers named in [`headers`].
 
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use uuid::Uuid;
@@ -50,7 +51,7 @@ pub const SOURCE: &str = "urn:edihub";
 
 /// A reference to a payload stored elsewhere (the claim-check pattern): events stay
 /// small, and a consumer proves it read the right bytes by checking the digest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ClaimCheck {
     /// `edihub:edi_message:<uuid>`: the `payload` column of that journal row.
     pub reference: String,
@@ -79,7 +80,7 @@ impl ClaimCheck {
 }
 
 /// Payload of `EdiMessageReceived` on `edi.inbound.received`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EdiMessageReceived {
     /// The hub's id of the message (also the aggregate id and the Kafka key).
     pub message_id: Uuid,
@@ -97,25 +98,68 @@ pub struct EdiMessageReceived {
 }
 
 /// Payload of `InvoiceTransformed` on `edi.invoice.canonical`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct InvoiceTransformed {
     pub invoice_id: Uuid,
     pub message_id: Uuid,
     pub message_reference: String,
-    /// The canonical invoice (EN 16931 model) as JSON.
+    /// The canonical invoice (EN 16931 model) as JSON; its schema is
+    /// docs/schema/canonical-invoice.json.
+    #[schemars(schema_with = "canonical_invoice_ref")]
     pub invoice: serde_json::Value,
 }
 
+/// The schema of [`InvoiceTransformed::invoice`]: a reference to the canonical invoice
+/// schema, which lives with its type in the edifact crate (this crate does not depend on
+/// the parser).
+fn canonical_invoice_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "$ref": "canonical-invoice.json" })
+}
+
+/// The JSON Schema of every event payload the hub publishes, as `(file stem, schema)`;
+/// the checked-in copies are docs/schema/<stem>.json.
+pub fn payload_schemas() -> Vec<(&'static str, schemars::Schema)> {
+    vec![
+        (
+            "edi-message-received",
+            schemars::schema_for!(EdiMessageReceived),
+        ),
+        (
+            "invoice-transformed",
+            schemars::schema_for!(InvoiceTransformed),
+        ),
+        (
+            "edi-message-rejected",
+            schemars::schema_for!(EdiMessageRejected),
+        ),
+    ]
+}
+
 /// Payload of `EdiMessageRejected` on `edi.inbound.rejected`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The interchange is rejected as a unit: no `InvoiceTransformed` is published for any of
+/// its messages. `faults` lists *every* fault found, in input order, not only the first.
+/// An interchange that holds messages other than INVOIC is rejected too, with a fault of
+/// code `unsupported-message-type` per such message, so it is routed here rather than
+/// dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EdiMessageRejected {
     pub message_id: Uuid,
     pub faults: Vec<Fault>,
 }
 
 /// One reason a message was rejected, with where it was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Fault {
+    /// Machine-readable class: `syntax` (ISO 9735 syntax, character set or envelope),
+    /// `mapping` (an INVOIC that cannot be mapped to the canonical invoice) or
+    /// `unsupported-message-type`. Absent in events written before it was added.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// UNH 0062 of the message at fault, when the fault is inside one message.
+    #[serde(default)]
+    pub message_reference: Option<String>,
+    /// Human-readable description.
     pub message: String,
     /// 1-based segment number in the interchange, when known.
     pub segment: Option<u32>,
@@ -148,7 +192,29 @@ impl Envelope {
 /// (delivery is at-least-once), so implementations dedupe through the inbox.
 pub trait EventHandler: Send + Sync {
     type Error: std::fmt::Display + Send;
-    fn handle(&self, event: &Envelope) -> impl Future<Output = Result<(), Self::Error>> + Send;
+    fn handle(&self, event: &Envelope)
+    -> impl Future<Output = Result<Handled, Self::Error>> + Send;
+}
+
+/// What a handler did with an event (counted in `edihub_consumer_events_total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handled {
+    /// The effect was applied and committed.
+    Applied,
+    /// The inbox had the event already: nothing done.
+    Duplicate,
+    /// Not an event this consumer acts on.
+    Ignored,
+}
+
+impl Handled {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Handled::Applied => "done",
+            Handled::Duplicate => "duplicate",
+            Handled::Ignored => "ignored",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,11 +7,11 @@
 
 use chrono::NaiveDate;
 use edihub_config::TopicSettings;
-use edihub_edifact::Interchange;
-use edihub_edifact::invoic::{self, CanonicalInvoice};
+use edihub_edifact::check;
+use edihub_edifact::invoic::CanonicalInvoice;
 use edihub_events::{
     AGGREGATE_EDI_MESSAGE, EdiMessageReceived, EdiMessageRejected, Envelope, EventHandler, Fault,
-    InvoiceTransformed, event_types, headers,
+    Handled, InvoiceTransformed, event_types, headers,
 };
 use edihub_outbox::NewEvent;
 use sqlx::{PgConnection, PgPool};
@@ -178,43 +178,35 @@ fn correlation_headers(correlation: Option<&str>) -> serde_json::Value {
     }
 }
 
-/// Parses and maps an interchange; the faults, with positions, when it must be rejected.
+/// Parses, validates and maps an interchange with [`edihub_edifact::check::evaluate`]
+/// (the same code path as `edihub edifact check`); every fault, with its position, when
+/// the interchange must be rejected.
 pub fn map_invoices(payload: &[u8]) -> Result<Vec<CanonicalInvoice>, Vec<Fault>> {
-    let interchange = Interchange::parse(payload).map_err(|error| {
-        vec![Fault {
-            message: error.to_string(),
-            segment: Some(error.position.segment),
-            offset: Some(error.position.offset as u64),
-        }]
-    })?;
-    let invoices = invoic::to_canonical(&interchange).map_err(|error| {
-        vec![Fault {
-            message: error.to_string(),
-            segment: None,
-            offset: None,
-        }]
-    })?;
-    let undated: Vec<Fault> = invoices
-        .iter()
-        .filter(|invoice| NaiveDate::parse_from_str(&invoice.issue_date, "%Y-%m-%d").is_err())
-        .map(|invoice| Fault {
-            message: format!(
-                "invoice {} has no valid issue date (BT-2): {:?}",
-                invoice.invoice_number, invoice.issue_date
-            ),
-            segment: None,
-            offset: None,
-        })
-        .collect();
-    if !undated.is_empty() {
-        return Err(undated);
+    let report = check::evaluate(payload);
+    if report.must_reject() {
+        return Err(report.faults.iter().map(to_event_fault).collect());
     }
-    Ok(invoices)
+    Ok(report.invoices)
+}
+
+/// The published form of a fault (crates/events has no dependency on the parser).
+pub fn to_event_fault(fault: &check::Fault) -> Fault {
+    Fault {
+        code: Some(fault.class.as_str().to_owned()),
+        message_reference: fault.message_reference.clone(),
+        message: fault.message.clone(),
+        segment: fault.position.map(|p| p.segment),
+        offset: fault.position.map(|p| p.offset as u64),
+    }
 }
 
 impl EventHandler for Transformer {
     type Error = TransformError;
-    async fn handle(&self, event: &Envelope) -> Result<(), TransformError> {
-        self.transform(event).await.map(|_| ())
+    async fn handle(&self, event: &Envelope) -> Result<Handled, TransformError> {
+        Ok(match self.transform(event).await? {
+            Outcome::Duplicate => Handled::Duplicate,
+            Outcome::Ignored => Handled::Ignored,
+            Outcome::Transformed { .. } | Outcome::Rejected { .. } => Handled::Applied,
+        })
     }
 }

@@ -46,7 +46,26 @@ struct VatDraft {
 /// ends the group, so an RFF+VA further down is not attributed to the party.
 const NAD_GROUP: &[&str] = &["NAD", "LOC", "FII", "RFF", "DTM", "DOC", "CTA", "COM"];
 
-pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoice, MappingError> {
+/// Mapping errors of one message, collected so that a rejection names all of them.
+#[derive(Default)]
+struct Errors(Vec<MappingError>);
+
+impl Errors {
+    /// The value of `result`, or `None` after recording its error.
+    fn keep<T>(&mut self, result: Result<Option<T>, MappingError>) -> Option<T> {
+        result.unwrap_or_else(|e| {
+            self.0.push(e);
+            None
+        })
+    }
+}
+
+/// Maps one INVOIC message; every defect found is returned, in segment order, rather than
+/// only the first one.
+pub(crate) fn map_message(
+    message: &Message,
+    mark: u8,
+) -> Result<CanonicalInvoice, Vec<MappingError>> {
     let (profile_name, table) = profile::select(message);
     let segments = &message.segments;
     let mut used = vec![false; segments.len()];
@@ -176,22 +195,39 @@ pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoic
         position: unh_position,
     };
     let mut sources = BTreeMap::new();
+    let mut errors = Errors::default();
 
-    let bgm = &segments[bgm.ok_or_else(|| missing("BGM"))?];
-    let invoice_number = bgm
-        .component(1, 0)
-        .ok_or_else(|| error(MappingErrorKind::MissingDocumentNumber, bgm))?
-        .to_owned();
-    let type_code = bgm
-        .component(0, 0)
-        .ok_or_else(|| error(MappingErrorKind::MissingDocumentType, bgm))?
-        .to_owned();
-    sources.insert("BT-1".to_owned(), bgm.position);
-    sources.insert("BT-3".to_owned(), bgm.position);
+    let (mut invoice_number, mut type_code) = (None, None);
+    match bgm.map(|i| &segments[i]) {
+        Some(bgm) => {
+            invoice_number = errors.keep(
+                bgm.component(1, 0)
+                    .map(str::to_owned)
+                    .ok_or_else(|| error(MappingErrorKind::MissingDocumentNumber, bgm))
+                    .map(Some),
+            );
+            type_code = errors.keep(
+                bgm.component(0, 0)
+                    .map(str::to_owned)
+                    .ok_or_else(|| error(MappingErrorKind::MissingDocumentType, bgm))
+                    .map(Some),
+            );
+            sources.insert("BT-1".to_owned(), bgm.position);
+            sources.insert("BT-3".to_owned(), bgm.position);
+        }
+        None => errors.0.push(missing("BGM")),
+    }
 
-    let dtm = &segments[issue_date.ok_or_else(|| missing("DTM+137"))?];
-    let issue_date = date(dtm)?;
-    sources.insert("BT-2".to_owned(), dtm.position);
+    let issue_date = match issue_date.map(|i| &segments[i]) {
+        Some(dtm) => {
+            sources.insert("BT-2".to_owned(), dtm.position);
+            errors.keep(date(dtm).map(Some))
+        }
+        None => {
+            errors.0.push(missing("DTM+137"));
+            None
+        }
+    };
 
     let currency = currency.map(|i| &segments[i]).and_then(|cux| {
         let code = cux
@@ -233,27 +269,23 @@ pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoic
     let seller = party(table.seller, ["BT-29", "BT-27", "BT-40", "BT-31"]);
     let buyer = party(table.buyer, ["BT-46", "BT-44", "BT-55", "BT-48"]);
 
-    let lines = lines
+    let lines: Vec<Line> = lines
         .iter()
         .enumerate()
-        .map(|(n, draft)| build_line(n, draft, segments, mark, &mut sources))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(n, draft)| build_line(n, draft, segments, mark, &mut sources, &mut errors))
+        .collect();
 
     let mut vat_breakdown = Vec::with_capacity(vats.len());
     for (n, draft) in vats.iter().enumerate() {
         let tax = &segments[draft.tax];
         let key = |bt: &str| format!("BG-23[{n}].{bt}");
-        let rate = number(tax, 4, 3, mark)?;
+        let rate = errors.keep(number(tax, 4, 3, mark));
         let taxable_amount = draft
             .taxable
-            .map(|i| moa_amount(&segments[i], mark))
-            .transpose()?
-            .flatten();
+            .and_then(|i| errors.keep(moa_amount(&segments[i], mark)));
         let tax_amount = draft
             .tax_amount
-            .map(|i| moa_amount(&segments[i], mark))
-            .transpose()?
-            .flatten();
+            .and_then(|i| errors.keep(moa_amount(&segments[i], mark)));
         sources.insert(key("BT-118"), tax.position);
         if let Some(i) = draft.taxable {
             sources.insert(key("BT-116"), segments[i].position);
@@ -270,20 +302,18 @@ pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoic
         });
     }
 
-    let mut total = |qualifiers: &[&str], key: &str| -> Result<Option<String>, MappingError> {
-        let Some(i) = qualifiers.iter().find_map(|q| {
+    let mut total = |qualifiers: &[&str], key: &str| -> Option<String> {
+        let i = qualifiers.iter().find_map(|q| {
             summary_moas
                 .iter()
                 .copied()
                 .find(|&i| segments[i].qualifier() == Some(*q))
-        }) else {
-            return Ok(None);
-        };
+        })?;
         used[i] = true;
         sources.insert(key.to_owned(), segments[i].position);
-        moa_amount(&segments[i], mark)
+        errors.keep(moa_amount(&segments[i], mark))
     };
-    let totals = totals(table, &mut total)?;
+    let totals = totals(table, &mut total);
 
     let mut unmapped_segments: Vec<String> = Vec::new();
     for (segment, _) in segments.iter().zip(&used).filter(|(_, used)| !**used) {
@@ -292,6 +322,13 @@ pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoic
         }
     }
 
+    errors.0.sort_by_key(|e| e.position);
+    let (Some(invoice_number), Some(type_code), Some(issue_date), true) =
+        (invoice_number, type_code, issue_date, errors.0.is_empty())
+    else {
+        return Err(errors.0);
+    };
+    let warnings = super::rules::check(&lines, &totals, &sources);
     Ok(CanonicalInvoice {
         message_reference: message.reference.clone(),
         profile: profile_name,
@@ -306,19 +343,24 @@ pub(crate) fn map_message(message: &Message, mark: u8) -> Result<CanonicalInvoic
         totals,
         sources,
         unmapped_segments,
+        warnings,
     })
 }
 
-type TotalLookup<'a> = dyn FnMut(&[&str], &str) -> Result<Option<String>, MappingError> + 'a;
+type TotalLookup<'a> = dyn FnMut(&[&str], &str) -> Option<String> + 'a;
 
-fn totals(table: &ProfileTable, total: &mut TotalLookup<'_>) -> Result<Totals, MappingError> {
-    Ok(Totals {
-        line_extension: total(table.line_extension, "BT-106")?,
-        tax_exclusive: total(table.tax_exclusive, "BT-109")?,
-        tax_total: total(table.tax_total, "BT-110")?,
-        tax_inclusive: total(table.tax_inclusive, "BT-112")?,
-        amount_due: total(table.amount_due, "BT-115")?,
-    })
+fn totals(table: &ProfileTable, total: &mut TotalLookup<'_>) -> Totals {
+    Totals {
+        line_extension: total(table.line_extension, "BT-106"),
+        allowance_total: total(table.allowance_total, "BT-107"),
+        charge_total: total(table.charge_total, "BT-108"),
+        tax_exclusive: total(table.tax_exclusive, "BT-109"),
+        tax_total: total(table.tax_total, "BT-110"),
+        tax_inclusive: total(table.tax_inclusive, "BT-112"),
+        prepaid: total(table.prepaid, "BT-113"),
+        rounding: total(table.rounding, "BT-114"),
+        amount_due: total(table.amount_due, "BT-115"),
+    }
 }
 
 fn error(kind: MappingErrorKind, segment: &Segment) -> MappingError {
@@ -404,7 +446,8 @@ fn build_line(
     segments: &[Segment],
     mark: u8,
     sources: &mut BTreeMap<String, SourcePosition>,
-) -> Result<Line, MappingError> {
+    errors: &mut Errors,
+) -> Line {
     let lin = &segments[draft.lin];
     let key = |bt: &str| format!("BG-25[{n}].{bt}");
     sources.insert(key("BT-126"), lin.position);
@@ -430,7 +473,7 @@ fn build_line(
         Some(qty) => {
             sources.insert(key("BT-129"), qty.position);
             (
-                number(qty, 0, 1, mark)?,
+                errors.keep(number(qty, 0, 1, mark)),
                 qty.component(0, 2).map(str::to_owned),
             )
         }
@@ -439,18 +482,18 @@ fn build_line(
     let net_amount = match draft.moa.map(|i| &segments[i]) {
         Some(moa) => {
             sources.insert(key("BT-131"), moa.position);
-            moa_amount(moa, mark)?
+            errors.keep(moa_amount(moa, mark))
         }
         None => None,
     };
     let net_price = match draft.pri.map(|i| &segments[i]) {
         Some(pri) => {
             sources.insert(key("BT-146"), pri.position);
-            number(pri, 0, 1, mark)?
+            errors.keep(number(pri, 0, 1, mark))
         }
         None => None,
     };
-    Ok(Line {
+    Line {
         line_id,
         item_id,
         item_id_type: lin.component(2, 1).map(str::to_owned),
@@ -459,5 +502,5 @@ fn build_line(
         unit_code,
         net_amount,
         net_price,
-    })
+    }
 }

@@ -12,13 +12,24 @@
 
 mod map;
 pub mod profile;
+mod rules;
 mod values;
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{Interchange, SourcePosition};
+use crate::{Interchange, Message, SourcePosition};
+
+/// Maps one INVOIC message with the interchange's decimal mark. Every mapping defect of
+/// the message is returned (in segment order), not only the first one.
+pub fn map_message(
+    message: &Message,
+    decimal_mark: u8,
+) -> Result<CanonicalInvoice, Vec<MappingError>> {
+    map::map_message(message, decimal_mark)
+}
 
 /// One canonical invoice per INVOIC message in the interchange. Follows the EN 16931
 /// semantic model.
@@ -32,7 +43,7 @@ pub fn to_canonical(interchange: &Interchange) -> Result<Vec<CanonicalInvoice>, 
         .messages
         .iter()
         .filter(|m| m.message_type == "INVOIC")
-        .map(|m| map::map_message(m, decimal_mark))
+        .map(|m| map::map_message(m, decimal_mark).map_err(|mut errors| errors.swap_remove(0)))
         .collect::<Result<Vec<_>, _>>()?;
     if invoices.is_empty() {
         return Err(MappingError {
@@ -55,7 +66,7 @@ pub fn to_canonical(interchange: &Interchange) -> Result<Vec<CanonicalInvoice>, 
 
 /// An invoice in the EN 16931 vocabulary. Amounts and quantities are decimal strings with
 /// `.` as decimal mark and the sender's digits kept exactly (no floats, no rounding).
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct CanonicalInvoice {
     /// UNH 0062.
     pub message_reference: String,
@@ -85,10 +96,31 @@ pub struct CanonicalInvoice {
     /// first appearance (a tag is listed if at least one of its segments was not used,
     /// e.g. `DTM` for a delivery date next to the mapped issue date).
     pub unmapped_segments: Vec<String>,
+    /// Business rules of EN 16931 on the totals (BR-CO-10, -13, -15, -16) that the
+    /// sender's figures break. These are *warnings*: the invoice is still published, and
+    /// the receiving team decides (see [`Warning`] for why they do not reject).
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
+}
+
+/// A business rule the invoice's figures break.
+///
+/// Warnings rather than rejections, by design: which MOA qualifier carries which total
+/// differs between implementation guides, and a mis-read qualifier on our side must not
+/// bounce a partner's correct invoice. The rule, both figures and the segment of the
+/// total that disagrees are kept so a person can decide quickly.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The EN 16931 rule id, e.g. `BR-CO-16`.
+    pub rule: String,
+    /// What disagrees, with both figures.
+    pub message: String,
+    /// The segment carrying the total that disagrees with the others.
+    pub position: Option<SourcePosition>,
 }
 
 /// A trading party (NAD and the RFF+VA that follows it).
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Party {
     /// BT-29/BT-46, NAD C082 3039.
     pub id: Option<String>,
@@ -105,7 +137,7 @@ pub struct Party {
 }
 
 /// One invoice line (BG-25), from a LIN group.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Line {
     /// BT-126, LIN 1082; the line's ordinal if the sender left 1082 empty.
     pub line_id: String,
@@ -126,7 +158,7 @@ pub struct Line {
 }
 
 /// One VAT breakdown (BG-23).
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct VatBreakdown {
     /// TAX C241 5153, normally `VAT`.
     pub tax_type: Option<String>,
@@ -141,16 +173,28 @@ pub struct VatBreakdown {
 }
 
 /// Document totals (BG-22); which MOA qualifier feeds each one depends on the profile.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Totals {
     /// BT-106, sum of line net amounts.
     pub line_extension: Option<String>,
+    /// BT-107, sum of document-level allowances.
+    #[serde(default)]
+    pub allowance_total: Option<String>,
+    /// BT-108, sum of document-level charges.
+    #[serde(default)]
+    pub charge_total: Option<String>,
     /// BT-109, total without VAT.
     pub tax_exclusive: Option<String>,
     /// BT-110, total VAT.
     pub tax_total: Option<String>,
     /// BT-112, total with VAT.
     pub tax_inclusive: Option<String>,
+    /// BT-113, amount already paid.
+    #[serde(default)]
+    pub prepaid: Option<String>,
+    /// BT-114, rounding amount.
+    #[serde(default)]
+    pub rounding: Option<String>,
     /// BT-115, amount due for payment.
     pub amount_due: Option<String>,
 }

@@ -16,25 +16,40 @@ pub struct ProfileTable {
     pub buyer: &'static [&'static str],
     /// MOA 5025 for BT-106, sum of line net amounts.
     pub line_extension: &'static [&'static str],
+    /// MOA 5025 for BT-107, sum of allowances on document level.
+    pub allowance_total: &'static [&'static str],
+    /// MOA 5025 for BT-108, sum of charges on document level.
+    pub charge_total: &'static [&'static str],
     /// MOA 5025 for BT-109, total without VAT.
     pub tax_exclusive: &'static [&'static str],
     /// MOA 5025 for BT-110, total VAT.
     pub tax_total: &'static [&'static str],
     /// MOA 5025 for BT-112, total with VAT.
     pub tax_inclusive: &'static [&'static str],
+    /// MOA 5025 for BT-113, paid amount.
+    pub prepaid: &'static [&'static str],
+    /// MOA 5025 for BT-114, rounding amount.
+    pub rounding: &'static [&'static str],
     /// MOA 5025 for BT-115, amount due.
     pub amount_due: &'static [&'static str],
 }
 
 /// EANCOM (GS1) INVOIC, e.g. D96A EAN008 and D01B EAN011: seller is NAD+SU, the invoice
-/// total is MOA+77.
+/// total is MOA+77 (or MOA+86, message total, which many EANCOM senders use instead).
+/// EANCOM has no separate allowance and charge totals in most guides; MOA+131 (net total
+/// of charges and allowances) is read as BT-108, so a negative value there means net
+/// allowances and BR-CO-13 still adds up.
 pub const EANCOM: ProfileTable = ProfileTable {
     seller: &["SU"],
     buyer: &["BY"],
     line_extension: &["79"],
+    allowance_total: &["260"],
+    charge_total: &["259", "131"],
     tax_exclusive: &["125"],
     tax_total: &["176", "124"],
-    tax_inclusive: &["77"],
+    tax_inclusive: &["77", "86"],
+    prepaid: &["113"],
+    rounding: &["366"],
     amount_due: &["9"],
 };
 
@@ -44,9 +59,13 @@ pub const CEN_D16B: ProfileTable = ProfileTable {
     seller: &["SE"],
     buyer: &["BY"],
     line_extension: &["79"],
+    allowance_total: &["260"],
+    charge_total: &["259"],
     tax_exclusive: &["389"],
     tax_total: &["176"],
     tax_inclusive: &["388"],
+    prepaid: &["113"],
+    rounding: &["366"],
     amount_due: &["9"],
 };
 
@@ -56,9 +75,13 @@ pub const UN_GENERIC: ProfileTable = ProfileTable {
     seller: &["SE", "SU"],
     buyer: &["BY"],
     line_extension: &["79"],
+    allowance_total: &["260"],
+    charge_total: &["259"],
     tax_exclusive: &["389", "125"],
     tax_total: &["176", "124"],
-    tax_inclusive: &["388", "77"],
+    tax_inclusive: &["388", "77", "86"],
+    prepaid: &["113"],
+    rounding: &["366"],
     amount_due: &["9"],
 };
 

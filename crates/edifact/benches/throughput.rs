@@ -1,0 +1,168 @@
+//! Parse + validate + map throughput of `check::evaluate` (the transform consumer's code
+//! path), single-threaded, i.e. per core, printed next to pydifact's parse-only
+//! throughput on the same files in the same run. Not a test: figures depend on the
+//! machine. Run with
+//!
+//!     cargo bench -p edihub-edifact --bench throughput
+//!
+//! Inputs: the sound INVOIC files of the public corpus plus the project's own sample
+//! (read in place), and a synthetic interchange built by repeating the sample's message
+//! with fresh references (`EDIHUB_BENCH_MB`, default 4 MB). pydifact runs from the venv
+//! `${EDIHUB_VENV:-$HOME/.cache/edihub/venv}`; without it only our figures are printed.
+//! Target (DESIGN.md): 100+ MB/s per core.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use edihub_edifact::check::evaluate;
+
+const CORPUS_INVOIC: &[&str] = &[
+    "Koha__BLSINV337023.CEI",
+    "underware.Edifact__D96A_INVOIC.txt",
+    "bots-plugins__to_json_invoice__invoic01.edi",
+    "pydifact__invoice1.edi",
+    "smooks-edi-cartridge__edg_invoic.txt",
+    "EdiFabric__Eancom_INVOIC_D01BEAN3.txt",
+];
+
+const MIN_TIME: Duration = Duration::from_secs(1);
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The sample's message repeated until the interchange is `target` bytes or more.
+fn synthetic(target: usize) -> (Vec<u8>, usize) {
+    let sample = std::fs::read_to_string(root().join("fixtures/edifact/invoic-eancom-d96a.edi"))
+        .expect("project sample");
+    let start = sample.find("UNH+").expect("UNH");
+    let end = sample.find("UNZ+").expect("UNZ");
+    let (head, message) = (&sample[..start], &sample[start..end]);
+    let mut out = String::with_capacity(target + 4096);
+    out.push_str(head);
+    let mut n = 0usize;
+    while out.len() < target {
+        n += 1;
+        out.push_str(
+            &message
+                .replacen("UNH+1+", &format!("UNH+{n}+"), 1)
+                .replacen("UNT+34+1'", &format!("UNT+34+{n}'"), 1),
+        );
+    }
+    out.push_str(&format!("UNZ+{n}+EH000001'\n"));
+    (out.into_bytes(), n)
+}
+
+/// Best time of repeated `evaluate` runs over all inputs (at least MIN_TIME in total),
+/// and the invoices one pass yields.
+fn measure(inputs: &[Vec<u8>]) -> (Duration, usize) {
+    let mut invoices = 0;
+    for input in inputs {
+        let report = evaluate(input);
+        assert!(
+            !report.must_reject(),
+            "bench input rejected: {:?}",
+            report.faults
+        );
+        invoices += report.invoices.len();
+    }
+    let mut best = Duration::MAX;
+    let started = Instant::now();
+    while started.elapsed() < MIN_TIME || best == Duration::MAX {
+        let t = Instant::now();
+        for input in inputs {
+            std::hint::black_box(evaluate(std::hint::black_box(input)));
+        }
+        best = best.min(t.elapsed());
+    }
+    (best, invoices)
+}
+
+fn mb_per_s(bytes: usize, time: Duration) -> f64 {
+    bytes as f64 / 1e6 / time.as_secs_f64()
+}
+
+/// pydifact's best parse time per file, summed; `None` when the venv is absent.
+fn pydifact(files: &[PathBuf]) -> Option<(Duration, usize)> {
+    let venv = std::env::var_os("EDIHUB_VENV")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/edihub/venv")))?;
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/pydifact_throughput.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg("1.0")
+        .args(files)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("pydifact failed: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let mut total = Duration::ZERO;
+    let mut bytes = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        bytes += f[1].parse::<usize>().ok()?;
+        total += Duration::from_secs_f64(f[2].parse().ok()?);
+    }
+    Some((total, bytes))
+}
+
+fn report(label: &str, files: &[PathBuf], inputs: &[Vec<u8>]) {
+    let bytes: usize = inputs.iter().map(Vec::len).sum();
+    let (time, invoices) = measure(inputs);
+    println!(
+        "{label}: {} file(s), {:.2} MB, {invoices} invoices",
+        inputs.len(),
+        bytes as f64 / 1e6
+    );
+    println!(
+        "  edihub-edifact parse+validate+map: {:8.1} MB/s  {:10.0} invoices/s  (1 core, best of runs over >= {}s)",
+        mb_per_s(bytes, time),
+        invoices as f64 / time.as_secs_f64(),
+        MIN_TIME.as_secs()
+    );
+    match pydifact(files) {
+        Some((time, py_bytes)) => println!(
+            "  pydifact parse only (same files):  {:8.2} MB/s  -> ratio {:.0}x",
+            mb_per_s(py_bytes, time),
+            mb_per_s(bytes, measure(inputs).0) / mb_per_s(py_bytes, time)
+        ),
+        None => println!("  pydifact: venv not found, no reference figure"),
+    }
+}
+
+fn main() {
+    // `cargo bench` passes --bench; nothing else to parse.
+    let corpus = root().join("../shared/fixtures/edifact/public");
+    let mut files: Vec<PathBuf> = vec![root().join("fixtures/edifact/invoic-eancom-d96a.edi")];
+    if corpus.is_dir() {
+        files.extend(CORPUS_INVOIC.iter().map(|n| corpus.join(n)));
+    } else {
+        println!("corpus {} absent: project sample only", corpus.display());
+    }
+    let inputs: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("read input"))
+        .collect();
+    report("corpus INVOIC", &files, &inputs);
+
+    let mb: usize = std::env::var("EDIHUB_BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    let (big, messages) = synthetic(mb * 1_000_000);
+    let path = std::env::temp_dir().join(format!("edihub-bench-{}.edi", std::process::id()));
+    std::fs::write(&path, &big).expect("write synthetic interchange");
+    report(
+        &format!("synthetic interchange ({messages} messages)"),
+        std::slice::from_ref(&path),
+        &[big],
+    );
+    std::fs::remove_file(&path).ok();
+}

@@ -1,0 +1,197 @@
+//! The one decision "accept or reject this interchange", with every reason.
+//!
+//! The transform consumer and the operator CLI (`edihub edifact check|convert`) both call
+//! [`evaluate`], so a partner onboarding team sees exactly the faults the hub would put in
+//! an `EdiMessageRejected` event.
+//!
+//! Policy, in one place:
+//! - any syntax or envelope defect ([`Interchange::parse_collecting`]) rejects the
+//!   interchange, control-count defects included;
+//! - every INVOIC message is mapped on its own, and all mapping errors of all messages are
+//!   collected;
+//! - a message of another type is an `unsupported-message-type` fault: this hub maps only
+//!   INVOIC, and an interchange is accepted or rejected as a unit, so nothing is dropped
+//!   silently;
+//! - EN 16931 total rules are warnings inside each invoice, never faults.
+
+use serde::{Deserialize, Serialize};
+
+use crate::invoic::{self, CanonicalInvoice};
+use crate::{Interchange, InterchangeHeader, SourcePosition};
+
+/// What kind of fault: stable, machine-readable (serialised in kebab-case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultClass {
+    /// ISO 9735 syntax, character set or envelope defect.
+    Syntax,
+    /// An INVOIC message that cannot be mapped to the canonical invoice.
+    Mapping,
+    /// A message of a type this hub does not map (anything but INVOIC).
+    UnsupportedMessageType,
+}
+
+impl FaultClass {
+    /// The kebab-case name, as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Syntax => "syntax",
+            Self::Mapping => "mapping",
+            Self::UnsupportedMessageType => "unsupported-message-type",
+        }
+    }
+}
+
+/// One reason to reject, located.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub class: FaultClass,
+    /// Human-readable description (without the position, which is in `position`).
+    pub message: String,
+    /// UNH 0062 of the message at fault, when the fault is inside a message.
+    pub message_reference: Option<String>,
+    /// Segment number and byte offset, when known.
+    pub position: Option<SourcePosition>,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "segment {} (byte {}): ", p.segment, p.offset)?,
+            None => write!(f, "(no position): ")?,
+        }
+        write!(f, "[{}] {}", self.class.as_str(), self.message)?;
+        if let Some(r) = &self.message_reference {
+            write!(f, " (message {r})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of [`evaluate`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// UNB, when it could be read.
+    pub header: Option<InterchangeHeader>,
+    /// Every fault, in input order. Not empty means: reject.
+    pub faults: Vec<Fault>,
+    /// The invoices of the INVOIC messages that mapped (also when other parts of the
+    /// interchange are at fault, so a tool can show them), one per message, in order.
+    pub invoices: Vec<CanonicalInvoice>,
+}
+
+impl Report {
+    /// The interchange must be rejected (and no invoice published).
+    pub fn must_reject(&self) -> bool {
+        !self.faults.is_empty()
+    }
+}
+
+/// Parses, validates and maps one interchange, collecting every fault.
+///
+/// When another interchange follows UNZ (concatenated files are a real partner mistake),
+/// the "data after UNZ" fault is followed by the faults of the next interchange too, with
+/// byte offsets into the whole input and segment numbers counted on from the first one,
+/// so that the sender learns everything in one round trip.
+pub fn evaluate(input: &[u8]) -> Report {
+    let mut report = evaluate_one(input);
+    let mut base = SourcePosition::default();
+    while let Some(next) = next_interchange(input, &report.faults, base) {
+        let rest = evaluate_one(&input[next.offset..]);
+        report.faults.extend(rest.faults.into_iter().map(|mut f| {
+            f.position = f.position.map(|p| SourcePosition {
+                segment: p.segment.saturating_add(next.segment.saturating_sub(1)),
+                offset: p.offset + next.offset,
+            });
+            f
+        }));
+        report.invoices.extend(rest.invoices);
+        base = next;
+    }
+    report
+}
+
+/// Where a further interchange starts, if the last fault is data after UNZ that looks
+/// like one (UNA or UNB after stray terminators or blanks).
+fn next_interchange(
+    input: &[u8],
+    faults: &[Fault],
+    after: SourcePosition,
+) -> Option<SourcePosition> {
+    let last = faults.last()?;
+    let position = last.position?;
+    if last.class != FaultClass::Syntax
+        || last.message != crate::ParseErrorKind::TrailingData.to_string()
+        || position.offset <= after.offset
+    {
+        return None;
+    }
+    let skip = input[position.offset..]
+        .iter()
+        .position(|b| !matches!(b, b'\'' | b' ' | b'\r' | b'\n' | b'\t'))?;
+    let start = position.offset + skip;
+    matches!(input.get(start..start + 3), Some(b"UNA" | b"UNB")).then_some(SourcePosition {
+        segment: position.segment,
+        offset: start,
+    })
+}
+
+fn evaluate_one(input: &[u8]) -> Report {
+    let syntax = |e: crate::ParseError| Fault {
+        class: FaultClass::Syntax,
+        message: e.kind.to_string(),
+        message_reference: None,
+        position: Some(e.position),
+    };
+    let (interchange, parse_faults) = match Interchange::parse_collecting(input) {
+        Ok((interchange, findings)) => (interchange, findings),
+        Err(findings) => {
+            return Report {
+                header: InterchangeHeader::peek(input).ok(),
+                faults: findings.into_iter().map(syntax).collect(),
+                invoices: Vec::new(),
+            };
+        }
+    };
+    let mut faults: Vec<Fault> = parse_faults.into_iter().map(syntax).collect();
+    let mut invoices = Vec::new();
+    let mark = interchange.delimiters.decimal_mark;
+    for message in &interchange.messages {
+        let unh = message.segments.first().map(|s| s.position);
+        if message.message_type != "INVOIC" {
+            faults.push(Fault {
+                class: FaultClass::UnsupportedMessageType,
+                message: format!(
+                    "message type {} is not supported (this hub maps INVOIC only)",
+                    message.message_type
+                ),
+                message_reference: Some(message.reference.clone()),
+                position: unh,
+            });
+            continue;
+        }
+        match invoic::map_message(message, mark) {
+            Ok(invoice) => invoices.push(invoice),
+            Err(errors) => faults.extend(errors.into_iter().map(|e| Fault {
+                class: FaultClass::Mapping,
+                message: e.kind.to_string(),
+                message_reference: Some(message.reference.clone()),
+                position: e.position.or(unh),
+            })),
+        }
+    }
+    if interchange.messages.is_empty() {
+        faults.push(Fault {
+            class: FaultClass::Mapping,
+            message: "the interchange holds no message".to_owned(),
+            message_reference: None,
+            position: None,
+        });
+    }
+    faults.sort_by_key(|f| f.position);
+    Report {
+        header: Some(interchange.header),
+        faults,
+        invoices,
+    }
+}
