@@ -27,8 +27,17 @@ pub enum As2Error {
     #[error("malformed MDN: {0}")]
     MalformedMdn(String),
 
+    /// A key, certificate or CMS operation failed on our side (unreadable PEM, a key that
+    /// does not match its certificate, a signing or encryption failure).
+    #[error("crypto: {0}")]
+    Crypto(String),
+
+    /// A signed MDN whose signature does not verify against the partner's certificates.
+    #[error("bad signature: {0}")]
+    Signature(String),
+
     /// Well-formed input that needs a feature this crate does not have yet (for instance a
-    /// signed MDN, until S/MIME lands).
+    /// transfer encoding we do not know).
     #[error("unsupported: {0}")]
     Unsupported(String),
 }

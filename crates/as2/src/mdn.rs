@@ -5,9 +5,10 @@
 //! Message-ID and the MIME boundary, which keeps this code deterministic (a resent message
 //! must get a byte-identical MDN back, and tests can compare bytes).
 //!
-//! Only the unsigned form exists here. A signed MDN wraps exactly the `body` produced by
-//! [`build_mdn`] (with its `content_type`) in multipart/signed; the S/MIME layer will do
-//! that wrapping and, on the client side, unwrap before calling [`parse_mdn`].
+//! Only the unsigned form is built here. A signed MDN wraps exactly the `body` produced by
+//! [`build_mdn`] (with its `content_type`) in multipart/signed: see
+//! [`crate::smime::sign_mdn`]; on the client side [`crate::smime::read_mdn`] verifies and
+//! unwraps before calling [`parse_mdn`].
 
 use crate::error::As2Error;
 use crate::headers::{normalize_message_id, parse_as2_name, quote_as2_name};

@@ -1,9 +1,9 @@
 //! Outgoing AS2 messages, for the client side (the operator CLI `edihub send` and tests
 //! that play a partner).
 //!
-//! Only the plain form exists: the payload is the HTTP body as is, with no MIME wrapping.
-//! Signing, encryption and compression will produce a different body and `Content-Type`
-//! from the same spec; the AS2 headers built here stay the same.
+//! The plain form: the payload is the HTTP body as is, with no MIME wrapping. Signing,
+//! encryption and compression ([`crate::smime::build_secure_message`]) produce a different
+//! body and `Content-Type` from the same spec; the AS2 headers built here stay the same.
 
 use crate::headers::{Importance, MdnOptions, quote_as2_name};
 use crate::mic::MicAlg;

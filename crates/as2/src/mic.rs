@@ -5,8 +5,9 @@
 //! `Received-Content-MIC` we return. What the digest covers depends on the message shape:
 //! for an unsigned message it is the content without its MIME headers
 //! ([`mic_for_unsigned`]); for a signed message it is the signed MIME entity, headers
-//! included. The signed case arrives with S/MIME and will reuse [`Mic::compute`] on the
-//! sliced entity bytes.
+//! included, sliced from the received bytes ([`crate::smime::unwrap_inbound`] does that
+//! and reuses [`Mic::compute`]); for an encrypted or compressed but unsigned message it is
+//! the decrypted, decompressed MIME entity with its headers.
 
 use std::fmt;
 use std::str::FromStr;

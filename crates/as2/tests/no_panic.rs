@@ -84,3 +84,83 @@ fn header_parsers_never_panic_on_mutations() {
         }
     }
 }
+
+#[test]
+fn unwrap_inbound_never_panics_on_mutations() {
+    use edihub_as2::{
+        Identity, PartnerSecurity, PlainMessageSpec, SecureMessageSpec, build_secure_message,
+        unwrap_inbound,
+    };
+    let hub = Identity::from_pem(
+        include_bytes!("../../../fixtures/as2/hub.crt"),
+        include_bytes!("../../../fixtures/as2/hub.key"),
+    )
+    .unwrap();
+    let partner = Identity::from_pem(
+        include_bytes!("../../../fixtures/as2/partner-a.crt"),
+        include_bytes!("../../../fixtures/as2/partner-a.key"),
+    )
+    .unwrap();
+    let built = build_secure_message(&SecureMessageSpec {
+        plain: PlainMessageSpec {
+            as2_from: "A",
+            as2_to: "HUB",
+            message_id: "m@a",
+            subject: "s",
+            content_type: "application/edifact",
+            payload: b"UNB+UNOC:3+A+B+240101:1200+1'UNZ+0+1'",
+            request_mdn_to: Some("x"),
+            request_signed_mdn: Some(MicAlg::Sha256),
+        },
+        compress: true,
+        sign: Some((&partner, MicAlg::Sha256)),
+        encrypt: None,
+        boundary: "b",
+        now_unix: 1_800_000_000,
+    })
+    .unwrap()
+    .message;
+    let headers = As2Headers::from_pairs(
+        built
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_bytes())),
+    )
+    .unwrap();
+    let certificates = [partner.certificate.clone()];
+    let security = PartnerSecurity {
+        certificates: &certificates,
+        require_signature: true,
+        require_encryption: false,
+        allow_expired: false,
+        now_unix: 1_800_000_000,
+    };
+    let run = |headers: &As2Headers, body: &[u8]| {
+        let _ = unwrap_inbound(headers, None, body, Some(&hub), &security, 1 << 20);
+    };
+    run(&headers, &built.body);
+    let body = &built.body;
+    for end in (0..=body.len()).step_by(13) {
+        run(&headers, &body[..end]);
+    }
+    for i in (0..body.len()).step_by(5) {
+        for &b in INTERESTING {
+            let mut mutated = body.clone();
+            mutated[i] = b;
+            run(&headers, &mutated);
+        }
+    }
+    for ct in [
+        "multipart/signed",
+        "multipart/signed; boundary=\"\"",
+        "application/pkcs7-mime",
+        "application/pkcs7-mime; smime-type=compressed-data",
+        "application/pkcs7-mime; smime-type=enveloped-data",
+        "garbage",
+    ] {
+        let mut h = headers.clone();
+        h.content_type = ct.to_string();
+        run(&h, body);
+        run(&h, b"");
+    }
+}

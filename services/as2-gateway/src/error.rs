@@ -21,6 +21,13 @@ impl IntoResponse for GatewayError {
             GatewayError::BadRequest(_) => StatusCode::BAD_REQUEST,
             GatewayError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         };
+        let outcome = match status {
+            StatusCode::BAD_REQUEST => "bad-request",
+            _ => "unavailable",
+        };
+        edihub_metrics::AS2_MESSAGES
+            .with_label_values(&[outcome])
+            .inc();
         // Logged once, here, where it is handled.
         match status {
             StatusCode::BAD_REQUEST => tracing::warn!(error = %self, "request refused"),

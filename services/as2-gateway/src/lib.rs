@@ -3,10 +3,11 @@
 
 mod error;
 mod routes;
+mod security;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::post;
 use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings};
 use serde::Deserialize;
 use sqlx::PgPool;
@@ -29,6 +30,8 @@ pub struct Settings {
 pub struct AppState {
     pub pool: PgPool,
     pub settings: Settings,
+    /// Keys and certificates, loaded from the files the settings name.
+    security: security::Security,
 }
 
 pub struct Application {
@@ -44,9 +47,16 @@ impl Application {
         Self::build_with_pool(settings, pool).await
     }
 
+    /// Fails when a key or certificate file named in the settings cannot be read or
+    /// does not parse, so a misconfigured gateway never starts accepting.
     pub async fn build_with_pool(settings: Settings, pool: PgPool) -> anyhow::Result<Self> {
+        let security = security::Security::load(&settings.gateway)?;
         let listener = TcpListener::bind(&settings.gateway.listen).await?;
-        let router = router(Arc::new(AppState { pool, settings }));
+        let router = router(Arc::new(AppState {
+            pool,
+            settings,
+            security,
+        }));
         Ok(Self { listener, router })
     }
 
@@ -66,10 +76,15 @@ impl Application {
 
 pub fn router(state: Arc<AppState>) -> Router {
     let limit = state.settings.gateway.max_body_bytes;
+    let pool = state.pool.clone();
+    // Ready when the database answers: without it no message can be accepted.
+    let probe = edihub_metrics::probe(move || {
+        let pool = pool.clone();
+        async move { edihub_db::is_reachable(&pool).await }
+    });
     Router::new()
         .route("/as2", post(routes::receive))
-        .route("/health", get(routes::health))
-        .route("/ready", get(routes::ready))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
+        .merge(edihub_metrics::routes(probe))
 }

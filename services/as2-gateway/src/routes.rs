@@ -19,18 +19,6 @@ use uuid::Uuid;
 
 const REPORTING_UA: &str = concat!("edihub/", env!("CARGO_PKG_VERSION"));
 
-pub async fn health() -> StatusCode {
-    StatusCode::OK
-}
-
-/// Ready when the database answers: without it no message can be accepted.
-pub async fn ready(State(state): State<Arc<AppState>>) -> StatusCode {
-    match sqlx::query("SELECT 1").execute(&state.pool).await {
-        Ok(_) => StatusCode::OK,
-        Err(_) => StatusCode::SERVICE_UNAVAILABLE,
-    }
-}
-
 pub async fn receive(
     State(state): State<Arc<AppState>>,
     request_headers: HeaderMap,
@@ -71,6 +59,9 @@ async fn receive_message(
             .map_err(|e| GatewayError::Unavailable(e.to_string()))?
     {
         tracing::info!(%original_id, "resend of an accepted message: original MDN returned");
+        edihub_metrics::AS2_MESSAGES
+            .with_label_values(&["resend"])
+            .inc();
         return Ok(mdn_response(&as2, &mdn));
     }
 
@@ -90,31 +81,68 @@ async fn receive_message(
         )
         .await;
     }
-    if is_smime(&as2.content_type) {
-        // Signed/encrypted messages need the S/MIME layer; refuse them clearly
-        // rather than journal bytes we cannot read.
-        let reason = format!(
-            "content type {:?} (S/MIME) is not supported yet",
-            as2.content_type
-        );
-        return refuse(
-            &state,
-            &as2,
-            DispositionError::UnexpectedProcessingError,
-            &reason,
-            body.len(),
-        )
-        .await;
-    }
-
-    let payload = body.to_vec();
+    // Decrypt, verify, decompress. CPU-bound (RSA), so off the async workers.
+    let unwrapped = {
+        let state = Arc::clone(&state);
+        let as2 = as2.clone();
+        let body = body.clone();
+        let transfer_encoding = request_headers
+            .get("content-transfer-encoding")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        tokio::task::spawn_blocking(move || {
+            let partner = state
+                .security
+                .partners
+                .get(&as2.as2_from)
+                .map(|p| p.security(now.timestamp()))
+                .unwrap_or(edihub_as2::PartnerSecurity {
+                    certificates: &[],
+                    require_signature: false,
+                    require_encryption: false,
+                    allow_expired: false,
+                    now_unix: now.timestamp(),
+                });
+            edihub_as2::unwrap_inbound(
+                &as2,
+                transfer_encoding.as_deref(),
+                &body,
+                state.security.hub.as_ref(),
+                &partner,
+                state.settings.gateway.max_decompressed_bytes,
+            )
+        })
+        .await
+        .map_err(|e| GatewayError::Unavailable(format!("unwrap task: {e}")))?
+    };
+    let unwrapped = match unwrapped {
+        Ok(unwrapped) => unwrapped,
+        Err(refusal) => {
+            return refuse(
+                &state,
+                &as2,
+                refusal.disposition,
+                &refusal.reason,
+                body.len(),
+            )
+            .await;
+        }
+    };
+    tracing::debug!(
+        signed = unwrapped.signed,
+        encrypted = unwrapped.encrypted,
+        compressed = unwrapped.compressed,
+        "security layers removed"
+    );
+    let mic = unwrapped.mic;
+    let payload_content_type = unwrapped.content_type;
+    let payload = unwrapped.payload;
     let unb = InterchangeHeader::peek(&payload).ok();
     if unb.is_none() {
         // Accepted all the same: the MDN acknowledges receipt, and the transform
         // consumer rejects the content with the fault's position.
         tracing::warn!("payload has no readable UNB");
     }
-    let mic = edihub_as2::mic_for_unsigned(&as2, &payload);
     let mdn = build_mdn(
         &state,
         &as2,
@@ -130,7 +158,7 @@ async fn receive_message(
                 as2.message_id
             ),
         },
-    );
+    )?;
 
     let correlation_id = request_headers
         .get("x-correlation-id")
@@ -143,7 +171,7 @@ async fn receive_message(
         as2_from: as2.as2_from.clone(),
         as2_to: as2.as2_to.clone(),
         as2_message_id: as2.message_id.clone(),
-        content_type: as2.content_type.clone(),
+        content_type: payload_content_type,
         as2_headers: headers_json(&request_headers),
         raw_body: body.to_vec(),
         unb_sender: unb.as_ref().map(|h| h.sender_id.clone()),
@@ -178,6 +206,9 @@ async fn receive_message(
     match edihub_journal::accept(&state.pool, &message, &mdn, &outbox_event).await {
         Ok(()) => {
             tracing::info!(size = message.payload.len(), "message accepted");
+            edihub_metrics::AS2_MESSAGES
+                .with_label_values(&["processed"])
+                .inc();
             Ok(mdn_response(&as2, &mdn))
         }
         // A concurrent copy of the same message won the race: answer with its MDN.
@@ -186,7 +217,12 @@ async fn receive_message(
                 .await
                 .map_err(|e| GatewayError::Unavailable(e.to_string()))?
             {
-                Some((_, original)) => Ok(mdn_response(&as2, &original)),
+                Some((_, original)) => {
+                    edihub_metrics::AS2_MESSAGES
+                        .with_label_values(&["resend"])
+                        .inc();
+                    Ok(mdn_response(&as2, &original))
+                }
                 None => Err(GatewayError::Unavailable(
                     "duplicate message without a stored MDN".into(),
                 )),
@@ -196,30 +232,52 @@ async fn receive_message(
     }
 }
 
-fn is_smime(content_type: &str) -> bool {
-    let lower = content_type.to_ascii_lowercase();
-    lower.starts_with("multipart/signed")
-        || lower.starts_with("application/pkcs7-mime")
-        || lower.starts_with("application/x-pkcs7-mime")
-}
-
-fn build_mdn(state: &AppState, as2: &As2Headers, report: MdnReport) -> StoredMdn {
+/// Builds the MDN, signed when the partner asked for a pkcs7-signature receipt and the
+/// hub has a key (otherwise unsigned, which RFC 4130 allows the partner to refuse).
+fn build_mdn(
+    state: &AppState,
+    as2: &As2Headers,
+    report: MdnReport,
+) -> Result<StoredMdn, GatewayError> {
     let mdn_message_id = format!("{}@edihub", Uuid::now_v7());
     let boundary = format!("----=_edihub_{}", Uuid::new_v4().simple());
-    let built = edihub_as2::build_mdn(
+    let mut built = edihub_as2::build_mdn(
         &report,
         &state.settings.gateway.hub_as2_id,
         &as2.as2_from,
         &mdn_message_id,
         &boundary,
     );
-    StoredMdn {
+    let options = as2.mdn_options.as_ref();
+    let signed_requested = options
+        .and_then(|o| o.signed_receipt_protocol.as_ref())
+        .is_some_and(|(_, protocol)| protocol == "pkcs7-signature");
+    if signed_requested {
+        match &state.security.hub {
+            Some(identity) => {
+                let alg = options
+                    .and_then(|o| o.micalg.first().copied())
+                    .unwrap_or(edihub_as2::mic::MicAlg::Sha256);
+                let signed_boundary = format!("----=_edihub_signed_{}", Uuid::new_v4().simple());
+                built = edihub_as2::sign_mdn(
+                    built,
+                    identity,
+                    alg,
+                    &signed_boundary,
+                    Utc::now().timestamp(),
+                )
+                .map_err(|e| GatewayError::Unavailable(format!("cannot sign the MDN: {e}")))?;
+            }
+            None => tracing::warn!("signed MDN requested but the hub has no key: sent unsigned"),
+        }
+    }
+    Ok(StoredMdn {
         mdn_message_id,
         disposition: disposition_text(&report.disposition),
         content_type: built.content_type,
         headers: built.headers,
         body: built.body,
-    }
+    })
 }
 
 fn disposition_text(disposition: &Disposition) -> String {
@@ -239,6 +297,9 @@ async fn refuse(
     body_size: usize,
 ) -> Result<Response, GatewayError> {
     tracing::warn!(disposition = error.as_str(), reason, "message refused");
+    edihub_metrics::AS2_MESSAGES
+        .with_label_values(&[error.as_str()])
+        .inc();
     let refusal = Refusal {
         as2_from: Some(&as2.as2_from),
         as2_to: Some(&as2.as2_to),
@@ -264,7 +325,7 @@ async fn refuse(
             disposition: Disposition::Failed(error),
             human_text: format!("The message {} was refused: {reason}.", as2.message_id),
         },
-    );
+    )?;
     Ok(mdn_response(as2, &mdn))
 }
 

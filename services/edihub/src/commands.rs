@@ -1,7 +1,9 @@
 use crate::Settings;
 use anyhow::{Context, bail};
 use edihub_archive::ArchiveStore;
-use edihub_as2::{Disposition, Mic, MicAlg, PlainMessageSpec};
+use edihub_as2::{
+    Disposition, Encryption, Identity, Mic, MicAlg, PlainMessageSpec, SecureMessageSpec,
+};
 use sqlx::PgPool;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -24,13 +26,17 @@ pub async fn init(settings: &Settings) -> anyhow::Result<()> {
             &topics.inbound_received,
             &topics.invoice_canonical,
             &topics.inbound_rejected,
+            &topics.dead_letter,
         ],
     )
     .await
     .context("creating topics")?;
     println!(
-        "topics ready: {}, {}, {}",
-        topics.inbound_received, topics.invoice_canonical, topics.inbound_rejected
+        "topics ready: {}, {}, {}, {}",
+        topics.inbound_received,
+        topics.invoice_canonical,
+        topics.inbound_rejected,
+        topics.dead_letter
     );
     let store = ArchiveStore::new(&settings.s3);
     store.ensure_bucket().await.context("creating the bucket")?;
@@ -45,6 +51,50 @@ pub struct SendArgs {
     pub to: String,
     pub message_id: Option<String>,
     pub content_type: String,
+    pub security: SendSecurity,
+}
+
+/// The S/MIME options of `edihub send`: the same choices a partner's AS2 software offers.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SendSecurity {
+    /// Sign with this digest (sha1, sha224, sha256, sha384, sha512). Needs --key and --cert.
+    #[arg(long, value_parser = parse_mic_alg)]
+    pub sign: Option<MicAlg>,
+    /// Encrypt to the hub with this cipher (3des, aes128, aes192, aes256; aes128-gcm and
+    /// aes256-gcm make authenticated enveloped data). Needs --hub-cert.
+    #[arg(long, value_parser = parse_encryption)]
+    pub encrypt: Option<Encryption>,
+    /// Compress the content (RFC 5402) before signing.
+    #[arg(long)]
+    pub compress: bool,
+    /// Ask for a signed MDN whose MIC uses this digest, and verify its signature against
+    /// --hub-cert. Needs --hub-cert.
+    #[arg(long, value_parser = parse_mic_alg)]
+    pub signed_mdn: Option<MicAlg>,
+    /// Our private key (PEM), to sign with.
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+    /// Our certificate (PEM), sent with the signature.
+    #[arg(long)]
+    pub cert: Option<PathBuf>,
+    /// The hub's certificate (PEM): what we encrypt to and verify signed MDNs with.
+    #[arg(long)]
+    pub hub_cert: Option<PathBuf>,
+}
+
+fn parse_mic_alg(s: &str) -> Result<MicAlg, String> {
+    MicAlg::parse(s)
+        .ok_or_else(|| format!("unknown digest {s:?} (sha1, sha224, sha256, sha384, sha512)"))
+}
+
+fn parse_encryption(s: &str) -> Result<Encryption, String> {
+    Encryption::parse(s).ok_or_else(|| {
+        format!("unknown cipher {s:?} (3des, aes128, aes192, aes256, aes128-gcm, aes256-gcm)")
+    })
+}
+
+fn read_file(path: &std::path::Path, what: &str) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("reading {what} {}", path.display()))
 }
 
 pub async fn send(args: SendArgs) -> anyhow::Result<()> {
@@ -53,23 +103,59 @@ pub async fn send(args: SendArgs) -> anyhow::Result<()> {
     let message_id = args
         .message_id
         .unwrap_or_else(|| format!("{}@{}", Uuid::now_v7(), args.from));
-    let message = edihub_as2::build_plain_message(&PlainMessageSpec {
-        as2_from: &args.from,
-        as2_to: &args.to,
-        message_id: &message_id,
-        subject: "EDI message",
-        content_type: &args.content_type,
-        payload: &payload,
-        request_mdn_to: Some("edihub-cli"),
-        request_signed_mdn: None,
-    });
+    let security = &args.security;
+    let identity = match (&security.key, &security.cert) {
+        (Some(key), Some(cert)) => Some(
+            Identity::from_pem(&read_file(cert, "certificate")?, &read_file(key, "key")?)
+                .context("our signing identity")?,
+        ),
+        (None, None) => None,
+        _ => bail!("--key and --cert go together"),
+    };
+    let hub_certificates = match &security.hub_cert {
+        Some(path) => edihub_as2::certificates_from_pem(&read_file(path, "hub certificate")?)
+            .context("the hub's certificate")?,
+        None => Vec::new(),
+    };
+    let sign = match (security.sign, &identity) {
+        (Some(alg), Some(identity)) => Some((identity, alg)),
+        (Some(_), None) => bail!("--sign needs --key and --cert"),
+        (None, _) => None,
+    };
+    let encrypt = match (security.encrypt, hub_certificates.first()) {
+        (Some(cipher), Some(certificate)) => Some((certificate, cipher)),
+        (Some(_), None) => bail!("--encrypt needs --hub-cert"),
+        (None, _) => None,
+    };
+    if security.signed_mdn.is_some() && hub_certificates.is_empty() {
+        bail!("--signed-mdn needs --hub-cert to verify the MDN's signature");
+    }
+    let boundary = format!("----=_edihub_send_{}", Uuid::new_v4().simple());
+    let built = edihub_as2::build_secure_message(&SecureMessageSpec {
+        plain: PlainMessageSpec {
+            as2_from: &args.from,
+            as2_to: &args.to,
+            message_id: &message_id,
+            subject: "EDI message",
+            content_type: &args.content_type,
+            payload: &payload,
+            request_mdn_to: Some("edihub-cli"),
+            request_signed_mdn: security.signed_mdn,
+        },
+        compress: security.compress,
+        sign,
+        encrypt,
+        boundary: &boundary,
+        now_unix: chrono::Utc::now().timestamp(),
+    })
+    .context("building the message")?;
     let client = reqwest::Client::new();
     let mut request = client.post(&args.url);
-    for (name, value) in &message.headers {
+    for (name, value) in &built.message.headers {
         request = request.header(name, value);
     }
     let response = request
-        .body(message.body)
+        .body(built.message.body)
         .send()
         .await
         .with_context(|| format!("posting to {}", args.url))?;
@@ -89,8 +175,18 @@ pub async fn send(args: SendArgs) -> anyhow::Result<()> {
             String::from_utf8_lossy(&body)
         );
     }
-    let mdn = edihub_as2::parse_mdn(&content_type, &body).context("reading the MDN")?;
+    let read =
+        edihub_as2::read_mdn(&content_type, &body, &hub_certificates).context("reading the MDN")?;
+    let mdn = read.report;
     println!("--- MDN ---");
+    println!(
+        "Signature:              {}",
+        if read.signed {
+            "verified against the hub's certificate"
+        } else {
+            "(unsigned)"
+        }
+    );
     println!("Original-Message-ID:    {}", mdn.original_message_id);
     println!("Final-Recipient:        {}", mdn.final_recipient);
     println!(
@@ -102,6 +198,9 @@ pub async fn send(args: SendArgs) -> anyhow::Result<()> {
     );
     println!("Disposition:            {}", mdn.disposition.field_value());
     println!("{}", mdn.human_text);
+    if security.signed_mdn.is_some() && !read.signed {
+        bail!("a signed MDN was asked for but the MDN is not signed");
+    }
     if mdn.original_message_id != message_id {
         bail!(
             "the MDN answers another message ({})",
@@ -112,12 +211,11 @@ pub async fn send(args: SendArgs) -> anyhow::Result<()> {
         Disposition::Processed => {}
         Disposition::Failed(error) => bail!("the hub refused the message: {}", error.as_str()),
     }
-    // For an unsigned message the MIC covers the content alone (RFC 4130 7.3.1).
-    let expected = Mic::compute(MicAlg::Sha256, &payload);
+    // The MIC the hub must have computed, by RFC 4130 section 7.3.1 (see
+    // `build_secure_message`); compared by digest, whatever the algorithm's spelling.
+    let expected = built.expected_mic;
     match &mdn.received_content_mic {
-        Some(mic) if *mic == Mic::compute(mic.alg, &payload) => {
-            println!("MIC verified ({})", mic.alg.as_str())
-        }
+        Some(mic) if *mic == expected => println!("MIC verified ({})", mic.alg.as_str()),
         Some(mic) => bail!(
             "MIC mismatch: hub computed {}, we computed {}",
             mic.header_value(),

@@ -1,0 +1,419 @@
+//! The CMS primitives AS2 needs, on bytes: detached signatures, enveloped data and
+//! compressed data (RFC 5652, RFC 3274/5402).
+//!
+//! OpenSSL does signing, verification, encryption and decryption. Compressed data is
+//! read and written with RustCrypto's `cms` types and `flate2`, because Debian's OpenSSL is
+//! built without zlib and its `CMS_compress`/`CMS_uncompress` fail there.
+//!
+//! Sans-IO still holds: no file is read (keys and certificates come in as PEM bytes) and
+//! the signing time written into a signature is the caller's `now`, not OpenSSL's clock.
+
+use std::io::Read as _;
+
+use der::asn1::OctetString;
+use der::{Any, Decode as _, Encode as _};
+use openssl::cms::{CMSOptions, CmsContentInfo};
+use openssl::hash::MessageDigest;
+use openssl::pkey::{PKey, Private};
+use openssl::stack::Stack;
+use openssl::symm::Cipher;
+use openssl::x509::X509;
+use openssl::x509::store::X509StoreBuilder;
+
+use crate::error::As2Error;
+use crate::mic::MicAlg;
+
+/// `id-ct-compressedData` (RFC 3274).
+const OID_COMPRESSED_DATA: der::oid::ObjectIdentifier =
+    der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.16.1.9");
+/// `id-alg-zlibCompress` (RFC 3274): the only compression algorithm defined for CMS.
+const OID_ZLIB: der::oid::ObjectIdentifier =
+    der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.16.3.8");
+/// `id-data`.
+const OID_DATA: der::oid::ObjectIdentifier =
+    der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
+
+/// Our own identity: the certificate partners know us by and its private key. Used to
+/// decrypt what partners encrypt to us and to sign MDNs and outgoing messages.
+#[derive(Clone)]
+pub struct Identity {
+    pub certificate: X509,
+    pub private_key: PKey<Private>,
+}
+
+impl std::fmt::Debug for Identity {
+    /// Never prints the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Identity")
+            .field("subject", &subject(&self.certificate))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Identity {
+    /// Reads a PEM certificate and a PEM private key (PKCS#8 or traditional RSA).
+    pub fn from_pem(certificate_pem: &[u8], private_key_pem: &[u8]) -> Result<Identity, As2Error> {
+        let certificate = X509::from_pem(certificate_pem)
+            .map_err(|e| As2Error::Crypto(format!("certificate: {e}")))?;
+        let private_key = PKey::private_key_from_pem(private_key_pem)
+            .map_err(|e| As2Error::Crypto(format!("private key: {e}")))?;
+        let matches = certificate
+            .public_key()
+            .map(|public| public.public_eq(&private_key))
+            .unwrap_or(false);
+        if !matches {
+            return Err(As2Error::Crypto(
+                "the private key does not belong to the certificate".into(),
+            ));
+        }
+        Ok(Identity {
+            certificate,
+            private_key,
+        })
+    }
+}
+
+/// Reads every certificate of a PEM bundle (a partner may have several during a
+/// rollover). An empty bundle is an error.
+pub fn certificates_from_pem(pem: &[u8]) -> Result<Vec<X509>, As2Error> {
+    let certs =
+        X509::stack_from_pem(pem).map_err(|e| As2Error::Crypto(format!("certificates: {e}")))?;
+    if certs.is_empty() {
+        return Err(As2Error::Crypto("no certificate in the PEM data".into()));
+    }
+    Ok(certs)
+}
+
+fn subject(cert: &X509) -> String {
+    cert.subject_name()
+        .entries()
+        .filter_map(|e| e.data().to_string().ok())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Content encryption algorithms. The CBC ones make enveloped-data; the GCM ones make
+/// authenticated-enveloped-data (RFC 5083/5084), which fewer AS2 stacks read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encryption {
+    TripleDes,
+    Aes128Cbc,
+    Aes192Cbc,
+    Aes256Cbc,
+    Aes128Gcm,
+    Aes256Gcm,
+}
+
+impl Encryption {
+    pub const ALL: [Encryption; 6] = [
+        Encryption::TripleDes,
+        Encryption::Aes128Cbc,
+        Encryption::Aes192Cbc,
+        Encryption::Aes256Cbc,
+        Encryption::Aes128Gcm,
+        Encryption::Aes256Gcm,
+    ];
+    /// The ciphers every AS2 stack reads (enveloped-data).
+    pub const CBC: [Encryption; 4] = [
+        Encryption::TripleDes,
+        Encryption::Aes128Cbc,
+        Encryption::Aes192Cbc,
+        Encryption::Aes256Cbc,
+    ];
+
+    /// Reads `3des`, `aes128`, `aes-128-cbc`, `tripledes_192_cbc` (pyas2lib's spelling) etc.
+    pub fn parse(s: &str) -> Option<Encryption> {
+        let s: String = s
+            .to_ascii_lowercase()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        match s.as_str() {
+            "3des" | "des3" | "desede3cbc" | "tripledes" | "tripledes192cbc" => {
+                Some(Encryption::TripleDes)
+            }
+            "aes128" | "aes128cbc" => Some(Encryption::Aes128Cbc),
+            "aes192" | "aes192cbc" => Some(Encryption::Aes192Cbc),
+            "aes256" | "aes256cbc" => Some(Encryption::Aes256Cbc),
+            "aes128gcm" => Some(Encryption::Aes128Gcm),
+            "aes256gcm" => Some(Encryption::Aes256Gcm),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Encryption::TripleDes => "3des",
+            Encryption::Aes128Cbc => "aes128",
+            Encryption::Aes192Cbc => "aes192",
+            Encryption::Aes256Cbc => "aes256",
+            Encryption::Aes128Gcm => "aes128-gcm",
+            Encryption::Aes256Gcm => "aes256-gcm",
+        }
+    }
+
+    /// The `smime-type` of the result (RFC 8551): `authEnveloped-data` for GCM.
+    pub fn smime_type(&self) -> &'static str {
+        match self {
+            Encryption::Aes128Gcm | Encryption::Aes256Gcm => "authEnveloped-data",
+            _ => "enveloped-data",
+        }
+    }
+
+    fn cipher(&self) -> Cipher {
+        match self {
+            Encryption::TripleDes => Cipher::des_ede3_cbc(),
+            Encryption::Aes128Cbc => Cipher::aes_128_cbc(),
+            Encryption::Aes192Cbc => Cipher::aes_192_cbc(),
+            Encryption::Aes256Cbc => Cipher::aes_256_cbc(),
+            Encryption::Aes128Gcm => Cipher::aes_128_gcm(),
+            Encryption::Aes256Gcm => Cipher::aes_256_gcm(),
+        }
+    }
+}
+
+fn message_digest(alg: MicAlg) -> MessageDigest {
+    match alg {
+        MicAlg::Sha1 => MessageDigest::sha1(),
+        MicAlg::Sha224 => MessageDigest::sha224(),
+        MicAlg::Sha256 => MessageDigest::sha256(),
+        MicAlg::Sha384 => MessageDigest::sha384(),
+        MicAlg::Sha512 => MessageDigest::sha512(),
+    }
+}
+
+/// The CMS calls the `openssl` crate does not wrap: adding a signer with a chosen digest
+/// and our own signing time. Declared here against the libcrypto that `openssl-sys`
+/// already links.
+mod ffi {
+    use std::os::raw::{c_int, c_uint, c_void};
+
+    unsafe extern "C" {
+        pub fn CMS_add1_signer(
+            cms: *mut openssl_sys::CMS_ContentInfo,
+            signer: *mut openssl_sys::X509,
+            pk: *mut openssl_sys::EVP_PKEY,
+            md: *const openssl_sys::EVP_MD,
+            flags: c_uint,
+        ) -> *mut c_void;
+        pub fn CMS_signed_add1_attr_by_NID(
+            si: *mut c_void,
+            nid: c_int,
+            attr_type: c_int,
+            bytes: *const c_void,
+            len: c_int,
+        ) -> c_int;
+        pub fn CMS_final(
+            cms: *mut openssl_sys::CMS_ContentInfo,
+            data: *mut openssl_sys::BIO,
+            dcont: *mut openssl_sys::BIO,
+            flags: c_uint,
+        ) -> c_int;
+    }
+}
+
+/// A detached CMS signature (DER SignedData without content) over exactly `content`.
+///
+/// The digest is `alg`, the signature RSASSA-PKCS1-v1_5, the signer's certificate is
+/// included, and the signed attributes carry `now_unix` as the signing time.
+pub fn sign_detached(
+    identity: &Identity,
+    alg: MicAlg,
+    content: &[u8],
+    now_unix: i64,
+) -> Result<Vec<u8>, As2Error> {
+    use foreign_types::ForeignType as _;
+    let err = |what: &str| As2Error::Crypto(format!("signing failed: {what}"));
+    let flags = CMSOptions::PARTIAL | CMSOptions::DETACHED | CMSOptions::BINARY;
+    let cms = CmsContentInfo::sign::<Private>(None, None, None, None, flags)
+        .map_err(|e| err(&e.to_string()))?;
+    let time = openssl::asn1::Asn1Time::from_unix(now_unix).map_err(|e| err(&e.to_string()))?;
+    let len = std::os::raw::c_int::try_from(content.len()).map_err(|_| err("content too large"))?;
+    // SAFETY: every pointer comes from a live owned openssl value held until the end of
+    // this function; CMS_add1_signer takes its own references to the certificate and key
+    // (the "1" in its name), the returned SignerInfo is owned by `cms`, and the attribute
+    // value is copied by CMS_signed_add1_attr_by_NID.
+    unsafe {
+        let cms_ptr = cms.as_ptr();
+        let si = ffi::CMS_add1_signer(
+            cms_ptr,
+            identity.certificate.as_ptr(),
+            identity.private_key.as_ptr(),
+            message_digest(alg).as_ptr(),
+            0,
+        );
+        if si.is_null() {
+            return Err(err(&openssl::error::ErrorStack::get().to_string()));
+        }
+        let asn1_time_ptr = time.as_ptr();
+        // NID_pkcs9_signingTime, V_ASN1_UTCTIME (RFC 5652 wants UTCTime before 2050).
+        if ffi::CMS_signed_add1_attr_by_NID(si, 52, 23, asn1_time_ptr as *const _, -1) != 1 {
+            return Err(err(&openssl::error::ErrorStack::get().to_string()));
+        }
+        // A read-only memory BIO over `content`, freed right after use.
+        let data = openssl_sys::BIO_new_mem_buf(content.as_ptr() as *const _, len);
+        if data.is_null() {
+            return Err(err(&openssl::error::ErrorStack::get().to_string()));
+        }
+        let done = ffi::CMS_final(cms_ptr, data, std::ptr::null_mut(), flags.bits());
+        openssl_sys::BIO_free_all(data);
+        if done != 1 {
+            return Err(err(&openssl::error::ErrorStack::get().to_string()));
+        }
+    }
+    cms.to_der().map_err(|e| err(&e.to_string()))
+}
+
+/// Why a signature was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The signature is readable but none of the expected certificates made it: it was
+    /// signed by someone else (authentication-failed).
+    UnknownSigner(String),
+    /// The signer is right but the content or signature does not check out, or the
+    /// signature cannot be read (integrity-check-failed).
+    Invalid(String),
+}
+
+/// Verifies a detached CMS signature over `content` against pinned certificates.
+///
+/// Only `certificates` are considered as signers (certificates inside the signature are
+/// ignored) and no chain to a CA is built: the partner's certificate is trusted because it
+/// is configured for that partner, not because someone issued it.
+pub fn verify_detached(
+    signature_der: &[u8],
+    content: &[u8],
+    certificates: &[X509],
+) -> Result<(), VerifyError> {
+    let mut cms = CmsContentInfo::from_der(signature_der)
+        .map_err(|e| VerifyError::Invalid(format!("signature is not CMS: {e}")))?;
+    let mut stack = Stack::new().map_err(|e| VerifyError::Invalid(e.to_string()))?;
+    for cert in certificates {
+        stack
+            .push(cert.clone())
+            .map_err(|e| VerifyError::Invalid(e.to_string()))?;
+    }
+    let store = X509StoreBuilder::new()
+        .map_err(|e| VerifyError::Invalid(e.to_string()))?
+        .build();
+    let flags = CMSOptions::NOINTERN | CMSOptions::NOVERIFY | CMSOptions::BINARY;
+    cms.verify(Some(&stack), Some(&store), Some(content), None, flags)
+        .map_err(|e| {
+            let text = e.to_string();
+            let unknown = e.errors().iter().any(|r| {
+                r.reason()
+                    .is_some_and(|r| r.contains("signer certificate not found"))
+            });
+            if unknown {
+                VerifyError::UnknownSigner(text)
+            } else {
+                VerifyError::Invalid(text)
+            }
+        })
+}
+
+/// Encrypts `content` (a MIME entity) to `recipient` as DER enveloped-data, with RSA
+/// PKCS#1 v1.5 key transport.
+pub fn encrypt(
+    recipient: &X509,
+    encryption: Encryption,
+    content: &[u8],
+) -> Result<Vec<u8>, As2Error> {
+    let mut stack = Stack::new().map_err(|e| As2Error::Crypto(e.to_string()))?;
+    stack
+        .push(recipient.clone())
+        .map_err(|e| As2Error::Crypto(e.to_string()))?;
+    let cms = CmsContentInfo::encrypt(&stack, content, encryption.cipher(), CMSOptions::BINARY)
+        .map_err(|e| As2Error::Crypto(format!("encryption failed: {e}")))?;
+    cms.to_der()
+        .map_err(|e| As2Error::Crypto(format!("encryption failed: {e}")))
+}
+
+/// Decrypts DER enveloped-data addressed to `identity`. The error text is for operators;
+/// the partner only learns "decryption-failed".
+pub fn decrypt(identity: &Identity, enveloped_der: &[u8]) -> Result<Vec<u8>, String> {
+    let cms =
+        CmsContentInfo::from_der(enveloped_der).map_err(|e| format!("not a CMS structure: {e}"))?;
+    cms.decrypt(&identity.private_key, &identity.certificate)
+        .map_err(|e| format!("cannot decrypt for our certificate: {e}"))
+}
+
+/// Wraps `content` in CMS compressed-data (zlib), DER.
+pub fn compress(content: &[u8]) -> Result<Vec<u8>, As2Error> {
+    use std::io::Write as _;
+    let crypto = |e: &dyn std::fmt::Display| As2Error::Crypto(format!("compression failed: {e}"));
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(content).map_err(|e| crypto(&e))?;
+    let deflated = encoder.finish().map_err(|e| crypto(&e))?;
+    let econtent = Any::encode_from(&OctetString::new(deflated).map_err(|e| crypto(&e))?)
+        .map_err(|e| crypto(&e))?;
+    let compressed = cms::compressed_data::CompressedData {
+        version: cms::content_info::CmsVersion::V0,
+        compression_alg: spki::AlgorithmIdentifierOwned {
+            oid: OID_ZLIB,
+            parameters: None,
+        },
+        encap_content_info: cms::signed_data::EncapsulatedContentInfo {
+            econtent_type: OID_DATA,
+            econtent: Some(econtent),
+        },
+    };
+    let info = cms::content_info::ContentInfo {
+        content_type: OID_COMPRESSED_DATA,
+        content: Any::encode_from(&compressed).map_err(|e| crypto(&e))?,
+    };
+    info.to_der().map_err(|e| crypto(&e))
+}
+
+/// Why compressed data could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecompressError {
+    /// Not compressed-data, not zlib, or corrupt.
+    Malformed(String),
+    /// Expanding would exceed the caller's limit (a decompression bomb, or simply too big).
+    TooLarge { limit: usize },
+}
+
+/// Reads CMS compressed-data (DER) and inflates it, refusing to produce more than `limit`
+/// bytes.
+pub fn decompress(compressed_der: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
+    let malformed = |e: &dyn std::fmt::Display| DecompressError::Malformed(e.to_string());
+    let info =
+        cms::content_info::ContentInfo::from_der(compressed_der).map_err(|e| malformed(&e))?;
+    if info.content_type != OID_COMPRESSED_DATA {
+        return Err(DecompressError::Malformed(format!(
+            "content type {} is not compressed-data",
+            info.content_type
+        )));
+    }
+    let compressed: cms::compressed_data::CompressedData =
+        info.content.decode_as().map_err(|e| malformed(&e))?;
+    if compressed.compression_alg.oid != OID_ZLIB {
+        return Err(DecompressError::Malformed(format!(
+            "compression algorithm {} is not zlib",
+            compressed.compression_alg.oid
+        )));
+    }
+    let econtent = compressed
+        .encap_content_info
+        .econtent
+        .ok_or_else(|| DecompressError::Malformed("no compressed content".into()))?;
+    let octets: OctetString = econtent.decode_as().map_err(|e| malformed(&e))?;
+    let mut out = Vec::new();
+    // One byte past the limit tells "exactly at the limit" from "over it".
+    flate2::read::ZlibDecoder::new(octets.as_bytes())
+        .take(limit as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| malformed(&e))?;
+    if out.len() > limit {
+        return Err(DecompressError::TooLarge { limit });
+    }
+    Ok(out)
+}
+
+/// Whether `der` is a CMS ContentInfo of type compressed-data (for a pkcs7-mime body
+/// that does not say its smime-type).
+pub fn is_compressed_data(der: &[u8]) -> bool {
+    cms::content_info::ContentInfo::from_der(der)
+        .is_ok_and(|info| info.content_type == OID_COMPRESSED_DATA)
+}
