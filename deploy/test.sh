@@ -6,6 +6,8 @@ REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO_ROOT"
 bash deploy/stack.sh up
 eval "$(bash deploy/stack.sh env)"
+# The chaos test runs the service binaries as real processes.
+cargo build --bins
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast "$@"
 else

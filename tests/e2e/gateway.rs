@@ -48,6 +48,20 @@ async fn an_unknown_partner_gets_authentication_failed_and_nothing_is_accepted()
             .expect("refusal recorded");
     assert_eq!(disposition, "authentication-failed");
     assert!(reason.contains("STRANGER"), "{reason}");
+    // Counted for operators (nextest runs each test in its own process).
+    let metrics = app
+        .http
+        .get(format!("http://{}/metrics", app.address))
+        .send()
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        metrics.contains(r#"edihub_as2_messages_total{disposition="authentication-failed"} 1"#),
+        "{metrics}"
+    );
 }
 
 #[tokio::test]
@@ -92,7 +106,7 @@ async fn an_unreachable_database_returns_5xx() {
     settings.gateway.listen = "127.0.0.1:0".into();
     settings.gateway.partners = vec![edihub_config::PartnerSettings {
         as2_id: PARTNER.into(),
-        name: None,
+        ..Default::default()
     }];
     settings.database.url = edihub_config::Secret::new("postgres://postgres@127.0.0.1:1/none");
     let broken = as2_gateway::Application::build(settings)

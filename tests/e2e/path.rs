@@ -219,3 +219,96 @@ async fn the_same_event_twice_has_one_effect_in_each_consumer() {
         .expect("list versions");
     assert_eq!(versions.versions().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poison_event_goes_to_the_dead_letter_topic_and_the_consumer_moves_on() {
+    let app = spawn_app().await;
+    let payload = fixture(INVOIC);
+    let poisoned_id = format!("{}@acme", Uuid::new_v4());
+    assert_eq!(
+        app.post_as2(PARTNER, &poisoned_id, &payload).await.status,
+        200
+    );
+    // Corrupt the claim check of the first event: its digest no longer matches the
+    // journal, so every handling attempt fails.
+    sqlx::query(
+        "UPDATE outbox SET payload = jsonb_set(payload, '{payload,sha256}', '\"00\"')
+         WHERE payload->>'as2_message_id' = $1",
+    )
+    .bind(&poisoned_id)
+    .execute(&app.pool)
+    .await
+    .expect("corrupt event");
+    let good_id = format!("{}@acme", Uuid::new_v4());
+    assert_eq!(app.post_as2(PARTNER, &good_id, &payload).await.status, 200);
+    assert_eq!(app.drain_outbox().await, 2);
+
+    app.start_consumers();
+    let good: Uuid = sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+        .bind(&good_id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("good message");
+    // The good message behind the poisoned one is transformed and archived.
+    wait_for(
+        "the good message's invoice and archive",
+        Duration::from_secs(60),
+        || async {
+            let invoices = app
+                .count(&format!(
+                    "SELECT count(*) FROM canonical_invoice WHERE message_id = '{good}'"
+                ))
+                .await;
+            let archived = app
+                .count(&format!(
+                    "SELECT count(*) FROM archive_record WHERE message_id = '{good}'"
+                ))
+                .await;
+            (invoices == 1 && archived == 1).then_some(())
+        },
+    )
+    .await;
+    // The poisoned one is on the dead-letter topic, once per consumer, with the error.
+    let poisoned: Uuid = sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+        .bind(&poisoned_id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("poisoned message");
+    let key = poisoned.to_string();
+    let records = edihub_kafka::reader::read_until(
+        &app.kafka.brokers,
+        &app.kafka.topics.dead_letter,
+        Duration::from_secs(60),
+        |read| {
+            read.iter()
+                .filter(|r| r.key.as_deref() == Some(key.as_str()))
+                .count()
+                >= 2
+        },
+    )
+    .await
+    .expect("read dead letters");
+    let mut consumers: Vec<&str> = records
+        .iter()
+        .filter(|r| r.key.as_deref() == Some(key.as_str()))
+        .map(|r| {
+            assert!(
+                r.header("edihub_error")
+                    .is_some_and(|e| e.contains("digest mismatch"))
+            );
+            assert_eq!(r.header("edihub_attempts"), Some("3"));
+            assert_eq!(r.header(headers::TYPE), Some("EdiMessageReceived"));
+            r.header("edihub_consumer").expect("consumer header")
+        })
+        .collect();
+    consumers.sort();
+    assert_eq!(consumers.len(), 2);
+    assert!(consumers[0].starts_with("archive-") && consumers[1].starts_with("transform-"));
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM canonical_invoice WHERE message_id = '{poisoned}'"
+        ))
+        .await,
+        0
+    );
+}

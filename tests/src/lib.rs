@@ -20,15 +20,40 @@ use uuid::Uuid;
 
 /// The partner every test hub knows.
 pub const PARTNER: &str = "ACME-SUPPLIER";
+/// More plain-AS2 partners, for tests that ingest from many partners.
+pub const EXTRA_PARTNERS: [&str; 3] = ["BETA-TRADING", "GAMMA-FOODS", "DELTA-PARTS"];
 /// The hub's AS2 name in tests.
 pub const HUB: &str = "EDIHUB";
 
+/// A project fixture's path, relative to `fixtures/`.
+pub fn fixture_path(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(relative)
+}
+
 /// A project fixture's bytes, by path relative to `fixtures/`.
 pub fn fixture(relative: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(relative);
+    let path = fixture_path(relative);
     std::fs::read(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+}
+
+/// Gives the test hub its identity (`fixtures/as2/hub.*`) and the test partner its
+/// certificate (`fixtures/as2/partner-a.crt`), with the requirements given. For
+/// [`spawn_app_with`].
+pub fn with_keys(
+    require_signature: bool,
+    require_encryption: bool,
+) -> impl FnOnce(&mut edihub_config::GatewaySettings) {
+    move |gateway| {
+        gateway.hub_certificate = Some(fixture_path("as2/hub.crt"));
+        gateway.hub_private_key = Some(fixture_path("as2/hub.key"));
+        for partner in &mut gateway.partners {
+            partner.certificates = vec![fixture_path("as2/partner-a.crt")];
+            partner.require_signature = require_signature;
+            partner.require_encryption = require_encryption;
+        }
+    }
 }
 
 pub struct TestApp {
@@ -86,6 +111,14 @@ fn database_settings(name: &str) -> DatabaseSettings {
 
 /// Starts a gateway on a fresh database, with fresh topics and a fresh bucket.
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// [`spawn_app`], with the gateway settings adjusted by `configure` first (keys,
+/// partner certificates, requirements: see [`with_keys`]).
+pub async fn spawn_app_with(
+    configure: impl FnOnce(&mut edihub_config::GatewaySettings),
+) -> TestApp {
     let suffix = Uuid::new_v4().simple().to_string()[..12].to_owned();
     let database = database_settings(&format!("edihub_test_{suffix}"));
     edihub_db::create_and_migrate(&database)
@@ -101,12 +134,14 @@ pub async fn spawn_app() -> TestApp {
     kafka.topics.inbound_received = format!("edi.inbound.received.{suffix}");
     kafka.topics.invoice_canonical = format!("edi.invoice.canonical.{suffix}");
     kafka.topics.inbound_rejected = format!("edi.inbound.rejected.{suffix}");
+    kafka.topics.dead_letter = format!("edi.dead-letter.{suffix}");
     edihub_kafka::ensure_topics(
         &kafka,
         &[
             &kafka.topics.inbound_received,
             &kafka.topics.invoice_canonical,
             &kafka.topics.inbound_rejected,
+            &kafka.topics.dead_letter,
         ],
     )
     .await
@@ -123,18 +158,24 @@ pub async fn spawn_app() -> TestApp {
         .await
         .expect("create test bucket (is the S3 server up?)");
 
+    let mut gateway = edihub_config::GatewaySettings {
+        listen: "127.0.0.1:0".into(),
+        hub_as2_id: HUB.into(),
+        partners: std::iter::once(PARTNER)
+            .chain(EXTRA_PARTNERS)
+            .map(|as2_id| PartnerSettings {
+                as2_id: as2_id.into(),
+                name: Some(format!("{as2_id} (test partner)")),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    configure(&mut gateway);
     let settings = as2_gateway::Settings {
         database: database.clone(),
         kafka: kafka.clone(),
-        gateway: edihub_config::GatewaySettings {
-            listen: "127.0.0.1:0".into(),
-            hub_as2_id: HUB.into(),
-            partners: vec![PartnerSettings {
-                as2_id: PARTNER.into(),
-                name: Some("Acme Supplier".into()),
-            }],
-            ..Default::default()
-        },
+        gateway,
     };
     let app = as2_gateway::Application::build_with_pool(settings, pool.clone())
         .await
@@ -184,6 +225,21 @@ impl TestApp {
         }
     }
 
+    /// Posts a ready-made AS2 request (headers and body, e.g. built by another AS2
+    /// implementation) to the gateway.
+    pub async fn post_raw(&self, headers: &[(String, String)], body: Vec<u8>) -> As2Response {
+        let mut request = self.http.post(self.as2_url());
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let response = request.body(body).send().await.expect("POST /as2");
+        As2Response {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: response.bytes().await.expect("body").to_vec(),
+        }
+    }
+
     /// A relay on this test's database and broker, to be stepped by the test.
     pub fn relay(&self) -> Relay<KafkaPublisher> {
         Relay::new(
@@ -210,17 +266,22 @@ impl TestApp {
     pub fn start_consumers(&self) {
         let consumer = |group: &str| edihub_config::ConsumerSettings {
             group_id: format!("{group}-{}", self.suffix),
+            max_attempts: 3,
+            retry_base_ms: 50,
+            instance_id: String::new(),
         };
         let transform = transform_consumer::Settings {
             database: self.database.clone(),
             kafka: self.kafka.clone(),
             consumer: consumer("transform"),
+            ops_listen: "127.0.0.1:0".into(),
         };
         let archive = archive_consumer::Settings {
             database: self.database.clone(),
             kafka: self.kafka.clone(),
             s3: self.s3.clone(),
             consumer: consumer("archive"),
+            ops_listen: "127.0.0.1:0".into(),
         };
         let shutdown = self.shutdown.clone();
         tokio::spawn(transform_consumer::run(transform, shutdown.clone()));

@@ -1,7 +1,7 @@
 //! The archive consumer's handler: one event in, one locked object and one record out.
 
 use crate::store::{ArchiveStore, StoreError, object_key, retain_until};
-use edihub_events::{EdiMessageReceived, Envelope, EventHandler, event_types};
+use edihub_events::{EdiMessageReceived, Envelope, EventHandler, Handled, event_types};
 use sqlx::PgPool;
 
 #[derive(Debug, thiserror::Error)]
@@ -91,7 +91,14 @@ impl Archiver {
 
 impl EventHandler for Archiver {
     type Error = ArchiveError;
-    async fn handle(&self, event: &Envelope) -> Result<(), ArchiveError> {
-        self.archive(event).await.map(|_| ())
+    async fn handle(&self, event: &Envelope) -> Result<Handled, ArchiveError> {
+        if event.event_type != event_types::EDI_MESSAGE_RECEIVED {
+            return Ok(Handled::Ignored);
+        }
+        Ok(if self.archive(event).await? {
+            Handled::Applied
+        } else {
+            Handled::Duplicate
+        })
     }
 }

@@ -7,6 +7,7 @@
 //! deterministic key, never a missing one.
 
 mod handler;
+pub mod purge;
 mod store;
 
 pub use handler::{ArchiveError, Archiver};
@@ -15,6 +16,8 @@ pub use store::{ArchiveStore, StoreError, object_key, retain_until};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
+
+pub(crate) use edihub_journal::sha256_hex;
 
 /// What the archive record says about one message.
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -118,12 +118,25 @@ impl ArchiveStore {
         }
     }
 
-    /// Stores `bytes` under `key`, locked in COMPLIANCE mode until `retain_until`.
-    /// Returns the object version id.
+    /// Stores an EDI original under `key`, locked in COMPLIANCE mode until
+    /// `retain_until`. Returns the object version id.
     pub async fn put_locked(
         &self,
         key: &str,
         bytes: Vec<u8>,
+        retain_until: DateTime<Utc>,
+    ) -> Result<Option<String>, StoreError> {
+        self.put_locked_as(key, bytes, "application/edifact", retain_until)
+            .await
+    }
+
+    /// Stores `bytes` of `content_type` under `key`, locked in COMPLIANCE mode until
+    /// `retain_until`. Returns the object version id.
+    pub async fn put_locked_as(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        content_type: &str,
         retain_until: DateTime<Utc>,
     ) -> Result<Option<String>, StoreError> {
         let md5 = BASE64.encode(Md5::digest(&bytes));
@@ -132,7 +145,7 @@ impl ArchiveStore {
             .put_object()
             .bucket(&self.bucket)
             .key(key)
-            .content_type("application/edifact")
+            .content_type(content_type)
             .content_md5(md5)
             .object_lock_mode(ObjectLockMode::Compliance)
             .object_lock_retain_until_date(S3DateTime::from_secs(retain_until.timestamp()))

@@ -57,3 +57,8 @@ pub async fn create_and_migrate(settings: &DatabaseSettings) -> Result<(), sqlx:
     conn.close().await?;
     Ok(())
 }
+
+/// Whether the database answers a trivial query (readiness probes).
+pub async fn is_reachable(pool: &PgPool) -> bool {
+    sqlx::query("SELECT 1").execute(pool).await.is_ok()
+}

@@ -1,6 +1,5 @@
 use crate::KafkaError;
 use edihub_config::KafkaSettings;
-use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::types::RDKafkaErrorCode;
@@ -8,9 +7,8 @@ use std::time::Duration;
 
 /// Creates the given topics if they do not exist (idempotent).
 pub async fn ensure_topics(settings: &KafkaSettings, topics: &[&str]) -> Result<(), KafkaError> {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", &settings.brokers)
-        .create()?;
+    let admin: AdminClient<DefaultClientContext> =
+        crate::client_config(&settings.brokers).create()?;
     let new_topics: Vec<NewTopic<'_>> = topics
         .iter()
         .map(|name| NewTopic::new(name, settings.partitions, TopicReplication::Fixed(1)))

@@ -4,39 +4,52 @@
 //! then commits stored offsets in the background (and once more on shutdown). A crash
 //! between the effect and the offset commit only causes a redelivery, which the
 //! handler's inbox absorbs.
+//!
+//! Poison events: after `max_attempts` failures an event is copied to the dead-letter
+//! topic with the error in its headers, and only once the broker acknowledged that copy
+//! is its offset stored. The consumer then moves on; nothing is dropped.
 
 use crate::KafkaError;
-use edihub_config::KafkaSettings;
-use edihub_events::{Envelope, EventHandler, headers};
-use rdkafka::ClientConfig;
+use edihub_config::{ConsumerSettings, KafkaSettings};
+use edihub_events::{Envelope, EventHandler, Handled, headers};
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
-use rdkafka::message::{BorrowedMessage, Headers};
+use rdkafka::message::{BorrowedMessage, Header, Headers, OwnedHeaders};
+use rdkafka::producer::{FutureProducer, FutureRecord};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use uuid::Uuid;
 
-/// Consumes `topic` as `group_id` until `shutdown`, handing each event to `handler`.
-/// A failing event is retried with backoff (and blocks its partition meanwhile), so
-/// nothing is skipped; the shutdown signal interrupts the retries without storing the
-/// offset, so the event is delivered again after a restart.
+/// Consumes `topic` as `settings.group_id` until `shutdown`, handing each event to
+/// `handler`. A failing event is retried with backoff (blocking its partition
+/// meanwhile) up to `settings.max_attempts`, then dead-lettered. The shutdown signal
+/// interrupts the retries without storing the offset, so the event is delivered again
+/// after a restart.
 pub async fn run_consumer<H: EventHandler>(
-    settings: &KafkaSettings,
-    group_id: &str,
+    kafka: &KafkaSettings,
+    settings: &ConsumerSettings,
     topic: &str,
     handler: H,
     shutdown: CancellationToken,
 ) -> Result<(), KafkaError> {
-    let consumer: StreamConsumer = ClientConfig::new()
-        .set("bootstrap.servers", &settings.brokers)
+    let group_id = settings.group_id.as_str();
+    let dead_letters: FutureProducer = crate::client_config(&kafka.brokers)
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .create()?;
+    let mut config = crate::client_config(&kafka.brokers);
+    config
         .set("group.id", group_id)
         .set("enable.auto.commit", "true")
         .set("auto.commit.interval.ms", "1000")
         .set("enable.auto.offset.store", "false")
         .set("auto.offset.reset", "earliest")
-        .set("session.timeout.ms", "10000")
-        .create()?;
+        .set("session.timeout.ms", "10000");
+    if !settings.instance_id.is_empty() {
+        config.set("group.instance.id", &settings.instance_id);
+    }
+    let consumer: StreamConsumer = config.create()?;
     consumer.subscribe(&[topic])?;
     tracing::info!(topic, group_id, "consumer started");
 
@@ -55,12 +68,24 @@ pub async fn run_consumer<H: EventHandler>(
         let envelope = match decode(&message) {
             Ok(envelope) => envelope,
             Err(reason) => {
-                // Not a hub event: retrying cannot help. Logged with its coordinates so
-                // an operator can find it; the dead-letter topic is future work.
+                // Not a hub event: retrying cannot help.
                 tracing::error!(
                     topic = message.topic(), partition = message.partition(),
-                    offset = message.offset(), %reason, "skipping undecodable record"
+                    offset = message.offset(), %reason, "undecodable record: dead-lettered"
                 );
+                let sent = dead_letter(
+                    &dead_letters,
+                    &kafka.topics.dead_letter,
+                    &message,
+                    group_id,
+                    &reason,
+                    0,
+                    &shutdown,
+                )
+                .await;
+                if !sent {
+                    break;
+                }
                 consumer.store_offset_from_message(&message)?;
                 continue;
             }
@@ -72,11 +97,34 @@ pub async fn run_consumer<H: EventHandler>(
             message_id = envelope.key.as_deref().unwrap_or(""),
             correlation_id = envelope.correlation_id.as_deref().unwrap_or(""),
         );
-        let handled = handle_with_retry(&handler, &envelope, &shutdown)
-            .instrument(span)
+        let outcome = handle_with_retry(&handler, &envelope, settings, &shutdown)
+            .instrument(span.clone())
             .await;
-        if !handled {
-            break; // shutdown during retries: leave the offset for the next run
+        match outcome {
+            Handling::Done(handled) => {
+                edihub_metrics::CONSUMER_EVENTS
+                    .with_label_values(&[group_id, handled.as_str()])
+                    .inc();
+            }
+            Handling::Interrupted => break, // leave the offset for the next run
+            Handling::GaveUp { error, attempts } => {
+                let _entered = span.enter();
+                tracing::error!(%error, attempts, "giving up: event dead-lettered");
+                drop(_entered);
+                let sent = dead_letter(
+                    &dead_letters,
+                    &kafka.topics.dead_letter,
+                    &message,
+                    group_id,
+                    &error,
+                    attempts,
+                    &shutdown,
+                )
+                .await;
+                if !sent {
+                    break;
+                }
+            }
         }
         consumer.store_offset_from_message(&message)?;
     }
@@ -88,17 +136,87 @@ pub async fn run_consumer<H: EventHandler>(
     Ok(())
 }
 
+enum Handling {
+    Done(Handled),
+    Interrupted,
+    GaveUp { error: String, attempts: u32 },
+}
+
 async fn handle_with_retry<H: EventHandler>(
     handler: &H,
     envelope: &Envelope,
+    settings: &ConsumerSettings,
+    shutdown: &CancellationToken,
+) -> Handling {
+    let mut delay = Duration::from_millis(settings.retry_base_ms);
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let error = match handler.handle(envelope).await {
+            Ok(handled) => return Handling::Done(handled),
+            Err(error) => error.to_string(),
+        };
+        if attempts >= settings.max_attempts.max(1) {
+            return Handling::GaveUp { error, attempts };
+        }
+        tracing::warn!(%error, attempts, retry_in_ms = delay.as_millis() as u64, "handler failed");
+        tokio::select! {
+            _ = shutdown.cancelled() => return Handling::Interrupted,
+            _ = tokio::time::sleep(delay) => {}
+        }
+        delay = (delay * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Copies `message` to the dead-letter topic with the reason, and waits for the ack
+/// (retrying until it comes or shutdown). Returns whether the copy was acknowledged.
+async fn dead_letter(
+    producer: &FutureProducer,
+    topic: &str,
+    message: &BorrowedMessage<'_>,
+    consumer: &str,
+    error: &str,
+    attempts: u32,
     shutdown: &CancellationToken,
 ) -> bool {
+    let partition = message.partition().to_string();
+    let offset = message.offset().to_string();
+    let attempts = attempts.to_string();
     let mut delay = Duration::from_millis(200);
     loop {
-        match handler.handle(envelope).await {
-            Ok(()) => return true,
-            Err(error) => {
-                tracing::error!(%error, retry_in_ms = delay.as_millis() as u64, "handler failed");
+        let mut headers = OwnedHeaders::new();
+        if let Some(original) = message.headers() {
+            for header in original.iter() {
+                headers = headers.insert(Header {
+                    key: header.key,
+                    value: header.value,
+                });
+            }
+        }
+        for (key, value) in [
+            ("edihub_error", error),
+            ("edihub_consumer", consumer),
+            ("edihub_source_topic", message.topic()),
+            ("edihub_source_partition", partition.as_str()),
+            ("edihub_source_offset", offset.as_str()),
+            ("edihub_attempts", attempts.as_str()),
+        ] {
+            headers = headers.insert(Header {
+                key,
+                value: Some(value),
+            });
+        }
+        let mut record = FutureRecord::to(topic).headers(headers);
+        if let Some(key) = message.key() {
+            record = record.key(key);
+        }
+        if let Some(payload) = message.payload() {
+            record = record.payload(payload);
+        }
+        match producer.send(record, Duration::from_secs(30)).await {
+            Ok(_) => return true,
+            Err((error, _)) => {
+                tracing::error!(%error, topic, "cannot write to the dead-letter topic; retrying");
             }
         }
         tokio::select! {

@@ -2,7 +2,6 @@ use crate::KafkaError;
 use edihub_config::KafkaSettings;
 use edihub_events::headers;
 use edihub_outbox::{OutboxRecord, Publisher};
-use rdkafka::ClientConfig;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
@@ -18,8 +17,7 @@ pub struct KafkaPublisher {
 
 impl KafkaPublisher {
     pub fn new(settings: &KafkaSettings) -> Result<Self, KafkaError> {
-        let producer: FutureProducer = ClientConfig::new()
-            .set("bootstrap.servers", &settings.brokers)
+        let producer: FutureProducer = crate::client_config(&settings.brokers)
             .set("enable.idempotence", "true")
             .set("acks", "all")
             .set("linger.ms", "5")

@@ -2,7 +2,6 @@
 //! events`) and tests. Not for consumers (they use [`crate::run_consumer`]).
 
 use crate::KafkaError;
-use rdkafka::ClientConfig;
 use rdkafka::Message;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::Headers;
@@ -37,8 +36,7 @@ pub async fn read_until(
     timeout: Duration,
     mut want: impl FnMut(&[RecordView]) -> bool,
 ) -> Result<Vec<RecordView>, KafkaError> {
-    let consumer: StreamConsumer = ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+    let consumer: StreamConsumer = crate::client_config(brokers)
         .set(
             "group.id",
             format!("edihub-reader-{}", uuid::Uuid::new_v4()),

@@ -124,3 +124,44 @@ pub async fn reset_to_pending(
     let ids: Vec<(Uuid,)> = query.build_query_as().fetch_all(pool).await?;
     Ok(ids.into_iter().map(|(id,)| id).collect())
 }
+
+/// The outbox's backlog, for the relay's gauges and alerts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backlog {
+    pub pending: i64,
+    pub oldest_pending_seconds: i64,
+    pub failed: i64,
+}
+
+pub async fn backlog(pool: &PgPool) -> Result<Backlog, sqlx::Error> {
+    let (pending, oldest, failed): (i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE status = 'PENDING'),
+                coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'PENDING')), 0)::bigint,
+                count(*) FILTER (WHERE status = 'FAILED')
+         FROM outbox WHERE status <> 'SENT'",
+    )
+    .fetch_one(pool)
+    .await?;
+    Ok(Backlog {
+        pending,
+        oldest_pending_seconds: oldest,
+        failed,
+    })
+}
+
+/// Reads the backlog into the `edihub_outbox_*` gauges. `false` when the database
+/// does not answer.
+pub async fn refresh_gauges(pool: &PgPool) -> bool {
+    match backlog(pool).await {
+        Ok(backlog) => {
+            edihub_metrics::OUTBOX_PENDING.set(backlog.pending);
+            edihub_metrics::OUTBOX_OLDEST_PENDING_SECONDS.set(backlog.oldest_pending_seconds);
+            edihub_metrics::OUTBOX_FAILED.set(backlog.failed);
+            true
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot read the outbox backlog");
+            false
+        }
+    }
+}

@@ -89,7 +89,10 @@ impl<P: Publisher> Relay<P> {
             return Ok(report);
         }
 
+        edihub_metrics::OUTBOX_BATCH_SIZE.observe(records.len() as f64);
+        let publish_timer = edihub_metrics::OUTBOX_PUBLISH_SECONDS.start_timer();
         let outcomes = self.publisher.publish(&records).await;
+        publish_timer.observe_duration();
         let mut sent: Vec<Uuid> = Vec::with_capacity(records.len());
         for (record, outcome) in records.iter().zip(outcomes) {
             match outcome {
@@ -134,6 +137,16 @@ impl<P: Publisher> Relay<P> {
         .await?;
         tx.commit().await?;
         report.sent = sent.len();
+        let published = &edihub_metrics::OUTBOX_PUBLISHED;
+        published
+            .with_label_values(&["sent"])
+            .inc_by(report.sent as u64);
+        published
+            .with_label_values(&["retried"])
+            .inc_by(report.retried as u64);
+        published
+            .with_label_values(&["failed"])
+            .inc_by(report.failed as u64);
         Ok(report)
     }
 

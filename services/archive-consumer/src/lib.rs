@@ -8,29 +8,57 @@ use tokio_util::sync::CancellationToken;
 /// The default consumer group, which is also the consumer's name in the inbox.
 pub const DEFAULT_GROUP: &str = "edihub-archive";
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     pub database: DatabaseSettings,
     pub kafka: KafkaSettings,
     pub s3: S3Settings,
     pub consumer: ConsumerSettings,
+    /// Where `/metrics`, `/health` and `/ready` are served (port 0 picks one).
+    #[serde(default = "default_ops_listen")]
+    pub ops_listen: String,
+}
+
+fn default_ops_listen() -> String {
+    "127.0.0.1:9103".into()
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            database: Default::default(),
+            kafka: Default::default(),
+            s3: Default::default(),
+            consumer: Default::default(),
+            ops_listen: default_ops_listen(),
+        }
+    }
 }
 
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let group = match settings.consumer.group_id.as_str() {
-        "" => DEFAULT_GROUP,
-        group => group,
-    };
+    let mut consumer = settings.consumer.clone();
+    if consumer.group_id.is_empty() {
+        consumer.group_id = DEFAULT_GROUP.to_owned();
+    }
+    let group = consumer.group_id.as_str();
     let pool = edihub_db::pool(&settings.database)?;
+    let ops = edihub_metrics::OpsServer::bind(&settings.ops_listen).await?;
+    let probe_pool = pool.clone();
+    let probe = edihub_metrics::probe(move || {
+        let pool = probe_pool.clone();
+        async move { edihub_db::is_reachable(&pool).await }
+    });
+    let ops = tokio::spawn(ops.run(probe, shutdown.clone()));
     let archiver = Archiver::new(pool, ArchiveStore::new(&settings.s3), group);
     edihub_kafka::run_consumer(
         &settings.kafka,
-        group,
+        &consumer,
         &settings.kafka.topics.inbound_received,
         archiver,
         shutdown,
     )
     .await?;
+    ops.await??;
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! message's journey, auditing the archive.
 
 mod commands;
+mod edifact_cmd;
+mod outbox_cmd;
 
 use clap::{Parser, Subcommand};
 use edihub_config::{DatabaseSettings, KafkaSettings, S3Settings};
@@ -30,7 +32,8 @@ enum Command {
     Migrate,
     /// Migrate, create the Kafka topics and the Object Lock bucket (idempotent).
     Init,
-    /// Send FILE to a hub as a plain AS2 message and print the MDN.
+    /// Send FILE to a hub as an AS2 message (plain, or signed/encrypted/compressed) and
+    /// print and check the MDN.
     Send {
         file: PathBuf,
         /// The hub's AS2 endpoint.
@@ -51,6 +54,8 @@ enum Command {
         message_id: Option<String>,
         #[arg(long, default_value = "application/edifact")]
         content_type: String,
+        #[command(flatten)]
+        security: commands::SendSecurity,
     },
     /// Show what the hub did with a message: journal, outbox, invoices, archive.
     Message {
@@ -74,6 +79,21 @@ enum Command {
         count: usize,
         #[arg(long, default_value_t = 20)]
         timeout: u64,
+    },
+    /// Check or convert an EDIFACT file offline, as the transform consumer would.
+    Edifact {
+        #[command(subcommand)]
+        command: edifact_cmd::EdifactCommand,
+    },
+    /// Dead letters and replays: list FAILED rows, requeue them, replay SENT ones.
+    Outbox {
+        #[command(subcommand)]
+        command: outbox_cmd::OutboxCommand,
+    },
+    /// Inbox housekeeping.
+    Inbox {
+        #[command(subcommand)]
+        command: outbox_cmd::InboxCommand,
     },
     /// Auditor's tools on the S3 archive.
     Audit {
@@ -110,6 +130,7 @@ async fn main() -> anyhow::Result<()> {
             to,
             message_id,
             content_type,
+            security,
         } => {
             commands::send(commands::SendArgs {
                 file,
@@ -118,6 +139,7 @@ async fn main() -> anyhow::Result<()> {
                 to,
                 message_id,
                 content_type,
+                security,
             })
             .await
         }
@@ -135,6 +157,9 @@ async fn main() -> anyhow::Result<()> {
             };
             commands::events(&settings, &topic, key.as_deref(), count, timeout).await
         }
+        Command::Edifact { command } => edifact_cmd::run(command),
+        Command::Outbox { command } => outbox_cmd::run(&settings, command).await,
+        Command::Inbox { command } => outbox_cmd::run_inbox(&settings, command).await,
         Command::Audit {
             command: AuditCommand::Fetch { id, output },
         } => commands::audit_fetch(&settings, &id, output).await,

@@ -7,12 +7,30 @@ use serde::Deserialize;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct Settings {
     pub database: DatabaseSettings,
     pub kafka: KafkaSettings,
     pub relay: RelaySettings,
+    /// Where `/metrics`, `/health` and `/ready` are served (port 0 picks one).
+    #[serde(default = "default_ops_listen")]
+    pub ops_listen: String,
+}
+
+fn default_ops_listen() -> String {
+    "127.0.0.1:9101".into()
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            database: Default::default(),
+            kafka: Default::default(),
+            relay: Default::default(),
+            ops_listen: default_ops_listen(),
+        }
+    }
 }
 
 /// Builds the relay (fails fast on bad settings) and runs it until `shutdown`; the
@@ -20,8 +38,17 @@ pub struct Settings {
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
     let pool = edihub_db::pool(&settings.database)?;
     let publisher = KafkaPublisher::new(&settings.kafka)?;
+    let ops = edihub_metrics::OpsServer::bind(&settings.ops_listen).await?;
+    let gauges_pool = pool.clone();
+    // Ready when the database answers; each scrape refreshes the backlog gauges.
+    let probe = edihub_metrics::probe(move || {
+        let pool = gauges_pool.clone();
+        async move { edihub_outbox::admin::refresh_gauges(&pool).await }
+    });
+    let ops = tokio::spawn(ops.run(probe, shutdown.clone()));
     let relay = Relay::new(pool, publisher.clone(), settings.relay);
     relay.run(shutdown).await?;
     publisher.flush(Duration::from_secs(10));
+    ops.await??;
     Ok(())
 }

@@ -1,0 +1,176 @@
+//! `edihub outbox failed|requeue|replay`: the dead-letter tools.
+
+use crate::Settings;
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use clap::{Args, Subcommand};
+use edihub_outbox::admin::{self, Selection};
+use uuid::Uuid;
+
+#[derive(Subcommand)]
+pub enum OutboxCommand {
+    /// List FAILED rows (the dead letters), with their last error.
+    Failed {
+        #[command(flatten)]
+        filter: Filter,
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// Put FAILED rows back to PENDING, due now, attempts reset.
+    Requeue {
+        #[command(flatten)]
+        filter: Filter,
+        /// Show what would change, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Publish SENT rows again (same ce_id: idempotent consumers ignore them).
+    Replay {
+        #[command(flatten)]
+        filter: Filter,
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Export SENT rows older than N days to the object-locked archive (gzip JSON lines
+    /// with a manifest), then delete them. Idempotent.
+    Purge {
+        #[arg(long)]
+        older_than_days: u32,
+        #[arg(long, default_value_t = 10_000)]
+        chunk: i64,
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum InboxCommand {
+    /// Delete inbox rows older than N days, in bounded batches. Choose N larger than
+    /// the longest time an event can be redelivered (Kafka retention, replays).
+    Purge {
+        #[arg(long)]
+        older_than_days: u32,
+        #[arg(long, default_value_t = 1000)]
+        batch: i64,
+    },
+}
+
+fn cutoff(days: u32) -> DateTime<Utc> {
+    Utc::now() - chrono::Duration::days(i64::from(days))
+}
+
+pub async fn run_inbox(settings: &Settings, command: InboxCommand) -> anyhow::Result<()> {
+    let pool = edihub_db::pool(&settings.database)?;
+    match command {
+        InboxCommand::Purge {
+            older_than_days,
+            batch,
+        } => {
+            let deleted =
+                edihub_archive::purge::purge_inbox(&pool, cutoff(older_than_days), batch).await?;
+            eprintln!("inbox purge: {deleted} row(s) deleted");
+        }
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct Filter {
+    /// Outbox row ids (repeatable).
+    #[arg(long = "id")]
+    ids: Vec<Uuid>,
+    #[arg(long)]
+    event_type: Option<String>,
+    /// The aggregate (the hub's message id).
+    #[arg(long)]
+    aggregate: Option<String>,
+    /// Created at or after this time (RFC 3339).
+    #[arg(long)]
+    from: Option<DateTime<Utc>>,
+    /// Created before this time (RFC 3339).
+    #[arg(long)]
+    to: Option<DateTime<Utc>>,
+}
+
+impl From<Filter> for Selection {
+    fn from(filter: Filter) -> Self {
+        Selection {
+            ids: filter.ids,
+            event_type: filter.event_type,
+            aggregate_id: filter.aggregate,
+            created_from: filter.from,
+            created_to: filter.to,
+        }
+    }
+}
+
+pub async fn run(settings: &Settings, command: OutboxCommand) -> anyhow::Result<()> {
+    let pool = edihub_db::pool(&settings.database)?;
+    match command {
+        OutboxCommand::Failed { filter, limit } => {
+            let rows = admin::list(&pool, "FAILED", &filter.into(), limit).await?;
+            for row in &rows {
+                println!("{}", serde_json::to_string(row)?);
+            }
+            eprintln!("{} FAILED row(s)", rows.len());
+        }
+        OutboxCommand::Requeue { filter, dry_run } => report(
+            "requeue",
+            admin::reset_to_pending(&pool, "FAILED", &filter.into(), dry_run).await,
+            dry_run,
+        )?,
+        OutboxCommand::Purge {
+            older_than_days,
+            chunk,
+            dry_run,
+        } => {
+            let store = edihub_archive::ArchiveStore::new(&settings.s3);
+            let report = edihub_archive::purge::purge_outbox(
+                &pool,
+                &store,
+                cutoff(older_than_days),
+                chunk,
+                dry_run,
+            )
+            .await?;
+            if dry_run {
+                eprintln!(
+                    "outbox purge: {} row(s) would be exported and deleted",
+                    report.rows_exported
+                );
+            } else {
+                eprintln!(
+                    "outbox purge: {} chunk(s), {} row(s) exported to s3://{}/outbox-export/, {} deleted",
+                    report.chunks,
+                    report.rows_exported,
+                    store.bucket(),
+                    report.rows_deleted
+                );
+            }
+        }
+        OutboxCommand::Replay { filter, dry_run } => report(
+            "replay",
+            admin::reset_to_pending(&pool, "SENT", &filter.into(), dry_run).await,
+            dry_run,
+        )?,
+    }
+    Ok(())
+}
+
+fn report(
+    action: &str,
+    result: Result<Vec<Uuid>, admin::AdminError>,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let ids = result.with_context(|| format!("{action} failed"))?;
+    for id in &ids {
+        println!("{id}");
+    }
+    let verb = if dry_run {
+        "would be reset"
+    } else {
+        "reset to PENDING"
+    };
+    eprintln!("{action}: {} row(s) {verb}", ids.len());
+    Ok(())
+}

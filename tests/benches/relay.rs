@@ -1,0 +1,280 @@
+//! Relay benchmark (not a test): throughput and commit-to-consumer latency, printed next
+//! to their references measured in the same run on the same broker and database.
+//!
+//!     bash deploy/stack.sh up && cargo bench -p edihub-tests --bench relay
+//!
+//! Sizes: RELAY_BENCH_EVENTS (default 100000), RELAY_BENCH_RATE (5000/s) and
+//! RELAY_BENCH_SECONDS (10) for the latency phase.
+
+use edihub_config::RelaySettings;
+use edihub_kafka::KafkaPublisher;
+use edihub_outbox::Relay;
+use edihub_tests::spawn_app;
+use rdkafka::ClientConfig;
+use rdkafka::Message;
+use rdkafka::consumer::{Consumer, StreamConsumer};
+use rdkafka::message::Headers;
+use rdkafka::producer::{FutureProducer, FutureRecord};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A payload of the size of a real `EdiMessageReceived` (about 500 bytes).
+fn sample_payload(i: usize) -> serde_json::Value {
+    serde_json::json!({
+        "message_id": format!("01a23705-45d1-73f2-a9e3-{i:012}"),
+        "as2_from": "ACME-SUPPLIER", "as2_to": "EDIHUB",
+        "as2_message_id": format!("bench-{i}@acme-supplier"),
+        "unb_reference": "EH000001", "unb_sender": "5412345000013", "unb_recipient": "4012345000094",
+        "content_type": "application/edifact", "received_at": "2026-12-02T13:50:22.16191Z",
+        "payload": { "reference": format!("edihub:edi_message:01a23705-45d1-73f2-a9e3-{i:012}"),
+                     "sha256": "7d09766a7eef0805c5f98bbd70e1f56bdab8d14c24ead30319252c15ae1b96e1",
+                     "size": 837 }
+    })
+}
+
+async fn fill_outbox(pool: &sqlx::PgPool, topic: &str, events: usize) {
+    // Two events per aggregate, as a hub message has (received, then transformed).
+    let payload = sample_payload(0);
+    sqlx::query(
+        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload, headers)
+         SELECT gen_random_uuid(), 'EdiMessage', 'agg-' || (g / 2), 'EdiMessageReceived', $1, $2, '{}'
+         FROM generate_series(0, $3 - 1) AS g ORDER BY g",
+    )
+    .bind(topic)
+    .bind(&payload)
+    .bind(events as i64)
+    .execute(pool)
+    .await
+    .expect("fill outbox");
+}
+
+fn producer(brokers: &str) -> FutureProducer {
+    ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .set("linger.ms", "5")
+        .create()
+        .expect("producer")
+}
+
+/// The reference ceiling: the same records straight from rdkafka, no database.
+async fn bare_producer(brokers: &str, topic: &str, events: usize) -> f64 {
+    let producer = producer(brokers);
+    let payload = sample_payload(0).to_string();
+    let start = Instant::now();
+    let mut pending = Vec::with_capacity(events);
+    for i in 0..events {
+        let key = format!("agg-{}", i / 2);
+        let record = FutureRecord::to(topic).key(&key).payload(&payload);
+        pending.push(
+            producer
+                .send_result(record)
+                .map_err(|(e, _)| e)
+                .expect("enqueue"),
+        );
+    }
+    for delivery in pending {
+        delivery.await.expect("not cancelled").expect("acked");
+    }
+    events as f64 / start.elapsed().as_secs_f64()
+}
+
+/// The textbook relay: one row per transaction, wait for each ack.
+async fn naive_relay(pool: &sqlx::PgPool, brokers: &str, seconds: f64) -> (usize, f64) {
+    let producer = producer(brokers);
+    let start = Instant::now();
+    let mut sent = 0;
+    while start.elapsed().as_secs_f64() < seconds {
+        let mut tx = pool.begin().await.expect("begin");
+        let row: Option<(uuid::Uuid, String, String, serde_json::Value)> = sqlx::query_as(
+            "SELECT id, topic, aggregate_id, payload FROM outbox WHERE status = 'PENDING'
+             ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
+        )
+        .fetch_optional(&mut *tx)
+        .await
+        .expect("select");
+        let Some((id, topic, key, payload)) = row else {
+            break;
+        };
+        let payload = payload.to_string();
+        producer
+            .send(
+                FutureRecord::to(&topic).key(&key).payload(&payload),
+                Duration::from_secs(10),
+            )
+            .await
+            .map_err(|(e, _)| e)
+            .expect("acked");
+        sqlx::query("UPDATE outbox SET status = 'SENT', sent_at = now() WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .expect("mark");
+        tx.commit().await.expect("commit");
+        sent += 1;
+    }
+    (sent, sent as f64 / start.elapsed().as_secs_f64())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index]
+}
+
+#[tokio::main]
+async fn main() {
+    let events = env_usize("RELAY_BENCH_EVENTS", 100_000);
+    let rate = env_usize("RELAY_BENCH_RATE", 5_000);
+    let seconds = env_usize("RELAY_BENCH_SECONDS", 10);
+    let app = spawn_app().await;
+    let brokers = app.kafka.brokers.clone();
+    let topic = app.kafka.topics.inbound_received.clone();
+    println!("relay benchmark: {events} events of ~500 bytes, 2 per aggregate; broker {brokers}");
+
+    // 1. Reference: a bare idempotent rdkafka producer.
+    let bare = bare_producer(&brokers, &app.kafka.topics.invoice_canonical, events).await;
+    println!("bare rdkafka producer (reference):  {bare:>10.0} events/s");
+
+    // 2. The relay: claim, publish, mark in batches.
+    fill_outbox(&app.pool, &topic, events).await;
+    let relay = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        RelaySettings {
+            batch_size: 5000,
+            ..RelaySettings::default()
+        },
+    );
+    let start = Instant::now();
+    let mut sent = 0;
+    loop {
+        let report = relay.step().await.expect("step");
+        sent += report.sent;
+        if report.claimed == 0 {
+            break;
+        }
+    }
+    let relay_rate = sent as f64 / start.elapsed().as_secs_f64();
+    assert_eq!(sent, events, "every row published");
+    println!(
+        "edihub relay (batch 5000):          {relay_rate:>10.0} events/s   target 25,000+ (DESIGN.md)"
+    );
+
+    // 3. Reference: the textbook one-row-at-a-time relay, for 5 seconds.
+    fill_outbox(&app.pool, &topic, 20_000).await;
+    let (naive_sent, naive) = naive_relay(&app.pool, &brokers, 5.0).await;
+    println!(
+        "naive one-row relay (reference):    {naive:>10.0} events/s   ({naive_sent} events in 5 s)"
+    );
+    sqlx::query("DELETE FROM outbox WHERE status = 'PENDING'")
+        .execute(&app.pool)
+        .await
+        .expect("clean up");
+
+    // 4. Commit-to-consumer latency at a fixed rate, relay woken by LISTEN/NOTIFY.
+    let latency_topic = app.kafka.topics.inbound_rejected.clone();
+    let consumer: StreamConsumer = ClientConfig::new()
+        .set("bootstrap.servers", &brokers)
+        .set("group.id", format!("bench-{}", app.suffix))
+        .set("auto.offset.reset", "latest")
+        .set("fetch.wait.max.ms", "5")
+        .create()
+        .expect("consumer");
+    consumer.subscribe(&[&latency_topic]).expect("subscribe");
+    // Wait for the assignment before writing, so no record is missed.
+    let assigned = Instant::now();
+    while consumer.assignment().map(|a| a.count()).unwrap_or(0) == 0
+        && assigned.elapsed() < Duration::from_secs(20)
+    {
+        let _ = tokio::time::timeout(Duration::from_millis(100), consumer.recv()).await;
+    }
+    let shutdown = CancellationToken::new();
+    let running = {
+        let pool = app.pool.clone();
+        let kafka = app.kafka.clone();
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let relay = Relay::new(
+                pool,
+                KafkaPublisher::new(&kafka).expect("producer"),
+                RelaySettings {
+                    batch_size: 5000,
+                    ..RelaySettings::default()
+                },
+            );
+            relay.run(shutdown).await.expect("relay run");
+        })
+    };
+    let total = rate * seconds;
+    let writer = {
+        let pool = app.pool.clone();
+        let topic = latency_topic.clone();
+        tokio::spawn(async move {
+            // 100 transactions a second, each committing rate/100 rows.
+            let per_tick = (rate / 100).max(1);
+            let mut tick = tokio::time::interval(Duration::from_millis(10));
+            let mut written = 0;
+            while written < total {
+                tick.tick().await;
+                sqlx::query(
+                    "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload)
+                     SELECT gen_random_uuid(), 'EdiMessage', 'lat-' || g, 'Latency', $1,
+                            jsonb_build_object('n', g)
+                     FROM generate_series($2::bigint, $3::bigint) AS g",
+                )
+                .bind(&topic)
+                .bind(written as i64)
+                .bind((written + per_tick - 1) as i64)
+                .execute(&pool)
+                .await
+                .expect("write");
+                written += per_tick;
+            }
+        })
+    };
+    let mut latencies = Vec::with_capacity(total);
+    let deadline = Instant::now() + Duration::from_secs(seconds as u64 + 30);
+    while latencies.len() < total && Instant::now() < deadline {
+        let Ok(Ok(message)) = tokio::time::timeout(Duration::from_secs(5), consumer.recv()).await
+        else {
+            continue;
+        };
+        let received = chrono::Utc::now();
+        let created = message.headers().and_then(|h| {
+            h.iter()
+                .find(|header| header.key == "ce_time")
+                .and_then(|header| header.value)
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .and_then(|v| chrono::DateTime::parse_from_rfc3339(v).ok())
+        });
+        if let Some(created) = created {
+            let ms = (received - created.to_utc())
+                .num_microseconds()
+                .unwrap_or(0) as f64
+                / 1000.0;
+            latencies.push(ms);
+        }
+    }
+    writer.await.expect("writer");
+    shutdown.cancel();
+    running.await.expect("relay task");
+    latencies.sort_by(|a, b| a.total_cmp(b));
+    println!(
+        "latency at {rate} events/s for {seconds} s ({} of {total} received): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms   target p99 < 50 ms (DESIGN.md)",
+        latencies.len(),
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        latencies.last().copied().unwrap_or(f64::NAN),
+    );
+}

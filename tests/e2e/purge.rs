@@ -1,0 +1,197 @@
+//! Purging with an archive: nothing is deleted before it is exported, nothing twice.
+
+use edihub_archive::purge::{ExportManifest, purge_inbox, purge_outbox};
+use edihub_outbox::NewEvent;
+use edihub_tests::spawn_app;
+use flate2::read::GzDecoder;
+use std::io::Read;
+use uuid::Uuid;
+
+#[tokio::test]
+async fn old_sent_rows_are_exported_locked_then_deleted_once() {
+    let app = spawn_app().await;
+    for n in 0..5 {
+        let mut tx = app.pool.begin().await.expect("begin");
+        edihub_outbox::enqueue(
+            &mut tx,
+            &NewEvent {
+                id: Uuid::now_v7(),
+                aggregate_type: "Test".into(),
+                aggregate_id: format!("agg-{n}"),
+                event_type: "TestEvent".into(),
+                topic: "t".into(),
+                payload: serde_json::json!({ "n": n }),
+                headers: serde_json::json!({}),
+            },
+        )
+        .await
+        .expect("enqueue");
+        tx.commit().await.expect("commit");
+    }
+    // Rows 0..3 were sent 40 days ago; row 3 is old but still PENDING; row 4 is recent.
+    sqlx::raw_sql(
+        "UPDATE outbox SET created_at = now() - interval '40 days' WHERE aggregate_id IN ('agg-0','agg-1','agg-2','agg-3');
+         UPDATE outbox SET status = 'SENT', sent_at = now() WHERE aggregate_id IN ('agg-0','agg-1','agg-2','agg-4');",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("age rows");
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
+
+    let dry = purge_outbox(&app.pool, &app.store, cutoff, 2, true)
+        .await
+        .expect("dry run");
+    assert_eq!(dry.rows_exported, 3);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox").await,
+        5,
+        "a dry run deletes nothing"
+    );
+
+    let report = purge_outbox(&app.pool, &app.store, cutoff, 2, false)
+        .await
+        .expect("purge");
+    assert_eq!(
+        (report.chunks, report.rows_exported, report.rows_deleted),
+        (2, 3, 3)
+    );
+    let left: Vec<String> =
+        sqlx::query_scalar("SELECT aggregate_id FROM outbox ORDER BY aggregate_id")
+            .fetch_all(&app.pool)
+            .await
+            .expect("rows left");
+    assert_eq!(left, ["agg-3", "agg-4"], "pending and recent rows stay");
+
+    // The archive holds two chunks; each manifest matches its locked data object.
+    let listing = app
+        .store
+        .client()
+        .list_objects_v2()
+        .bucket(app.store.bucket())
+        .prefix("outbox-export/")
+        .send()
+        .await
+        .expect("list");
+    let mut manifests: Vec<String> = listing
+        .contents()
+        .iter()
+        .filter_map(|o| o.key())
+        .filter(|k| k.ends_with(".manifest.json"))
+        .map(str::to_owned)
+        .collect();
+    manifests.sort();
+    assert_eq!(manifests.len(), 2);
+    let mut exported = 0;
+    for key in &manifests {
+        let manifest: ExportManifest =
+            serde_json::from_slice(&app.store.get(key, None).await.expect("manifest"))
+                .expect("manifest json");
+        let data = app.store.get(&manifest.data_key, None).await.expect("data");
+        assert_eq!(edihub_journal::sha256_hex(&data), manifest.data_sha256);
+        let mut lines = String::new();
+        GzDecoder::new(&data[..])
+            .read_to_string(&mut lines)
+            .expect("gzip");
+        assert_eq!(lines.lines().count(), manifest.rows);
+        exported += manifest.rows;
+        let (mode, until) = app
+            .store
+            .retention(&manifest.data_key, None)
+            .await
+            .expect("retention");
+        assert_eq!(mode.as_deref(), Some("COMPLIANCE"));
+        assert!(until.is_some());
+    }
+    assert_eq!(exported, 3);
+
+    // Running again exports nothing twice.
+    let again = purge_outbox(&app.pool, &app.store, cutoff, 2, false)
+        .await
+        .expect("again");
+    assert_eq!((again.chunks, again.rows_exported), (0, 0));
+}
+
+#[tokio::test]
+async fn old_inbox_rows_are_deleted_in_batches() {
+    let app = spawn_app().await;
+    sqlx::query(
+        "INSERT INTO inbox (consumer, event_id, event_type, received_at)
+         SELECT 'c', gen_random_uuid(), 'E', now() - make_interval(days => CASE WHEN g < 25 THEN 40 ELSE 1 END)
+         FROM generate_series(0, 29) AS g",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("inbox rows");
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
+    assert_eq!(purge_inbox(&app.pool, cutoff, 10).await.expect("purge"), 25);
+    assert_eq!(app.count("SELECT count(*) FROM inbox").await, 5);
+}
+
+#[tokio::test]
+async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
+    let app = spawn_app().await;
+    let mut tx = app.pool.begin().await.expect("begin");
+    edihub_outbox::enqueue(
+        &mut tx,
+        &NewEvent {
+            id: Uuid::now_v7(),
+            aggregate_type: "Test".into(),
+            aggregate_id: "agg".into(),
+            event_type: "TestEvent".into(),
+            topic: "t".into(),
+            payload: serde_json::json!({}),
+            headers: serde_json::json!({}),
+        },
+    )
+    .await
+    .expect("enqueue");
+    tx.commit().await.expect("commit");
+    sqlx::raw_sql(
+        "UPDATE outbox SET status = 'SENT', created_at = now() - interval '40 days';
+         CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'crash before delete (test)'; END $$;
+         CREATE TRIGGER refuse_delete BEFORE DELETE ON outbox
+             FOR EACH ROW EXECUTE FUNCTION refuse_delete();",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("set up");
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
+    assert!(
+        purge_outbox(&app.pool, &app.store, cutoff, 10, false)
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox").await,
+        1,
+        "nothing deleted"
+    );
+
+    sqlx::raw_sql("DROP TRIGGER refuse_delete ON outbox")
+        .execute(&app.pool)
+        .await
+        .expect("drop trigger");
+    let report = purge_outbox(&app.pool, &app.store, cutoff, 10, false)
+        .await
+        .expect("rerun");
+    assert_eq!(
+        (report.rows_exported, report.rows_deleted),
+        (0, 1),
+        "found exported, only deleted"
+    );
+    let versions = app
+        .store
+        .client()
+        .list_object_versions()
+        .bucket(app.store.bucket())
+        .prefix("outbox-export/")
+        .send()
+        .await
+        .expect("versions");
+    assert_eq!(
+        versions.versions().len(),
+        2,
+        "one data object and one manifest, one version each"
+    );
+}
