@@ -14,7 +14,7 @@ REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LOCAL_DIR=${EDIHUB_LOCAL:-$REPO_ROOT/.local}
 LOG_DIR=$LOCAL_DIR/logs
 RUN_DIR=$LOCAL_DIR/run
-BIN=$REPO_ROOT/target/debug
+BIN=${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug
 SERVICES=(as2-gateway outbox-relay transform-consumer archive-consumer)
 export EDIHUB_CONFIG=${EDIHUB_CONFIG:-$REPO_ROOT/deploy/local/edihub.toml}
 
@@ -41,6 +41,8 @@ if [[ ${1:-} == stop ]]; then
   exit 0
 fi
 FILE=${1:-$REPO_ROOT/fixtures/edifact/invoic-eancom-d96a.edi}
+
+cd "$REPO_ROOT" # the settings name key files relative to the repository root
 
 step "Building the hub (cargo build)"
 (cd "$REPO_ROOT" && cargo build --quiet --bin edihub "${SERVICES[@]/#/--bin=}")
@@ -75,6 +77,13 @@ step "3. The message's journey: journal, outbox, canonical invoice, archive reco
 
 step "4. The auditor's check of the archived original (S3 Object Lock)"
 "$BIN/edihub" audit fetch "$AS2_ID"
+
+SECURE_ID="demo-secure-$(date +%s%N)@acme-supplier"
+step "5. The same file signed (sha256), encrypted (aes256) and compressed, with a signed MDN"
+"$BIN/edihub" send "$FILE" --message-id "$SECURE_ID" \
+  --sign sha256 --key fixtures/as2/partner-a.key --cert fixtures/as2/partner-a.crt \
+  --encrypt aes256 --compress --hub-cert fixtures/as2/hub.crt --signed-mdn sha256
+"$BIN/edihub" message "$SECURE_ID" --wait 60 | grep -E '"(status|retention_mode|invoice_number|payload_sha256)"' 
 
 echo
 echo "The hub keeps running: send your own file with"
