@@ -8,12 +8,8 @@ use sqlx::PgPool;
 pub enum ArchiveError {
     #[error("event payload is not an EdiMessageReceived: {0}")]
     Payload(#[from] serde_json::Error),
-    #[error("claim check {0} does not point into the journal")]
-    ForeignClaimCheck(String),
-    #[error("claim check {0} points to no journal row")]
-    MissingPayload(String),
-    #[error("claim check digest mismatch: event says {expected}, journal has {actual}")]
-    DigestMismatch { expected: String, actual: String },
+    #[error(transparent)]
+    ClaimCheck(#[from] edihub_journal::ClaimCheckError),
     #[error("retention date out of range")]
     RetentionOutOfRange,
     #[error(transparent)]
@@ -50,20 +46,8 @@ impl Archiver {
             tracing::info!("duplicate event, already archived");
             return Ok(false);
         }
-        let claim = &received.payload;
-        let message_id = claim
-            .journal_message_id()
-            .ok_or_else(|| ArchiveError::ForeignClaimCheck(claim.reference.clone()))?;
-        let stored = edihub_journal::load_payload(&mut tx, message_id)
-            .await?
-            .ok_or_else(|| ArchiveError::MissingPayload(claim.reference.clone()))?;
-        let actual = edihub_journal::sha256_hex(&stored.payload);
-        if actual != claim.sha256 {
-            return Err(ArchiveError::DigestMismatch {
-                expected: claim.sha256.clone(),
-                actual,
-            });
-        }
+        let (message_id, stored) =
+            edihub_journal::resolve_claim_check(&mut tx, &received.payload).await?;
         let key = object_key(message_id, stored.received_at);
         let until = retain_until(stored.received_at, self.store.retention_years())
             .ok_or(ArchiveError::RetentionOutOfRange)?;
@@ -78,7 +62,7 @@ impl Archiver {
         .bind(self.store.bucket())
         .bind(&key)
         .bind(&version_id)
-        .bind(&actual)
+        .bind(&stored.sha256)
         .bind(size)
         .bind(until)
         .execute(&mut *tx)

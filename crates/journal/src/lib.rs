@@ -217,3 +217,42 @@ pub async fn load_payload(
         }),
     )
 }
+
+/// Why a claim check could not be resolved. The digest case means the journal and the
+/// event disagree: retrying cannot help, an operator must look.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimCheckError {
+    #[error("claim check {0} does not point into the journal")]
+    Foreign(String),
+    #[error("claim check {0} points to no journal row")]
+    Missing(String),
+    #[error("claim check digest mismatch: event says {expected}, journal has {actual}")]
+    DigestMismatch { expected: String, actual: String },
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Loads the payload a claim check refers to, inside the caller's transaction, and
+/// proves it is the one the event describes: the SHA-256 of the bytes read must equal
+/// the event's. Returns the journal message id and the payload (its `sha256` is the
+/// digest just verified).
+pub async fn resolve_claim_check(
+    conn: &mut PgConnection,
+    claim: &edihub_events::ClaimCheck,
+) -> Result<(Uuid, StoredPayload), ClaimCheckError> {
+    let message_id = claim
+        .journal_message_id()
+        .ok_or_else(|| ClaimCheckError::Foreign(claim.reference.clone()))?;
+    let mut stored = load_payload(conn, message_id)
+        .await?
+        .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?;
+    let actual = sha256_hex(&stored.payload);
+    if actual != claim.sha256 {
+        return Err(ClaimCheckError::DigestMismatch {
+            expected: claim.sha256.clone(),
+            actual,
+        });
+    }
+    stored.sha256 = actual;
+    Ok((message_id, stored))
+}

@@ -21,12 +21,8 @@ use uuid::Uuid;
 pub enum TransformError {
     #[error("event payload is not an EdiMessageReceived: {0}")]
     Payload(#[from] serde_json::Error),
-    #[error("claim check {0} does not point into the journal")]
-    ForeignClaimCheck(String),
-    #[error("claim check {0} points to no journal row")]
-    MissingPayload(String),
-    #[error("claim check digest mismatch: event says {expected}, journal has {actual}")]
-    DigestMismatch { expected: String, actual: String },
+    #[error(transparent)]
+    ClaimCheck(#[from] edihub_journal::ClaimCheckError),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
 }
@@ -71,20 +67,8 @@ impl Transformer {
             tracing::info!("duplicate event, already transformed");
             return Ok(Outcome::Duplicate);
         }
-        let claim = &received.payload;
-        let message_id = claim
-            .journal_message_id()
-            .ok_or_else(|| TransformError::ForeignClaimCheck(claim.reference.clone()))?;
-        let stored = edihub_journal::load_payload(&mut tx, message_id)
-            .await?
-            .ok_or_else(|| TransformError::MissingPayload(claim.reference.clone()))?;
-        let actual = edihub_journal::sha256_hex(&stored.payload);
-        if actual != claim.sha256 {
-            return Err(TransformError::DigestMismatch {
-                expected: claim.sha256.clone(),
-                actual,
-            });
-        }
+        let (message_id, stored) =
+            edihub_journal::resolve_claim_check(&mut tx, &received.payload).await?;
 
         let correlation = event.correlation_id.clone();
         let outcome = match map_invoices(&stored.payload) {
