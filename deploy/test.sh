@@ -6,6 +6,11 @@ REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO_ROOT"
 bash deploy/stack.sh up
 eval "$(bash deploy/stack.sh env)"
+# Each test makes its own database (edihub_test_<suffix>); drop the ones earlier runs
+# left behind so they do not pile up. One that is still in use is left alone.
+psql "${DATABASE_URL%/*}/postgres" -Atc \
+  "SELECT datname FROM pg_database WHERE datname LIKE 'edihub\_test\_%'" |
+  while read -r db; do psql "${DATABASE_URL%/*}/postgres" -qc "DROP DATABASE IF EXISTS \"$db\"" 2>/dev/null || true; done
 # The chaos test runs the service binaries as real processes.
 cargo build --bins
 if cargo nextest --version >/dev/null 2>&1; then
