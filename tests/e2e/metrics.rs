@@ -1,30 +1,14 @@
 //! The operations endpoint: backlog gauges read from the database at scrape time.
 
 use edihub_metrics::OpsServer;
-use edihub_outbox::NewEvent;
 use edihub_tests::spawn_app;
-use uuid::Uuid;
 
 #[tokio::test]
 async fn metrics_report_the_outbox_backlog_and_ready_follows_the_database() {
     let app = spawn_app().await;
     for n in 0..4 {
-        let mut tx = app.pool.begin().await.expect("begin");
-        edihub_outbox::enqueue(
-            &mut tx,
-            &NewEvent {
-                id: Uuid::now_v7(),
-                aggregate_type: "Test".into(),
-                aggregate_id: format!("agg-{n}"),
-                event_type: "TestEvent".into(),
-                topic: app.kafka.topics.inbound_received.clone(),
-                payload: serde_json::json!({ "n": n }),
-                headers: serde_json::json!({}),
-            },
-        )
-        .await
-        .expect("enqueue");
-        tx.commit().await.expect("commit");
+        app.commit_event(&app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n })))
+            .await;
     }
     sqlx::raw_sql(
         "UPDATE outbox SET status = 'FAILED' WHERE aggregate_id = 'agg-0';

@@ -3,7 +3,6 @@
 use edihub_outbox::NewEvent;
 use edihub_outbox::admin::{self, AdminError, Selection};
 use edihub_tests::spawn_app;
-use uuid::Uuid;
 
 #[tokio::test]
 async fn failed_rows_are_listed_requeued_and_sent_rows_replayed_with_a_dry_run_first() {
@@ -11,19 +10,10 @@ async fn failed_rows_are_listed_requeued_and_sent_rows_replayed_with_a_dry_run_f
     let mut ids = Vec::new();
     for (n, event_type) in ["Alpha", "Beta", "Alpha"].iter().enumerate() {
         let event = NewEvent {
-            id: Uuid::now_v7(),
-            aggregate_type: "Test".into(),
-            aggregate_id: format!("agg-{n}"),
             event_type: (*event_type).into(),
-            topic: app.kafka.topics.inbound_received.clone(),
-            payload: serde_json::json!({ "n": n }),
-            headers: serde_json::json!({}),
+            ..app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n }))
         };
-        let mut tx = app.pool.begin().await.expect("begin");
-        edihub_outbox::enqueue(&mut tx, &event)
-            .await
-            .expect("enqueue");
-        tx.commit().await.expect("commit");
+        app.commit_event(&event).await;
         ids.push(event.id);
     }
     // Rows 0 and 1 are dead letters, row 2 was sent.

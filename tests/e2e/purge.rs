@@ -1,32 +1,16 @@
 //! Purging with an archive: nothing is deleted before it is exported, nothing twice.
 
 use edihub_archive::purge::{ExportManifest, purge_inbox, purge_outbox};
-use edihub_outbox::NewEvent;
 use edihub_tests::spawn_app;
 use flate2::read::GzDecoder;
 use std::io::Read;
-use uuid::Uuid;
 
 #[tokio::test]
 async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     let app = spawn_app().await;
     for n in 0..5 {
-        let mut tx = app.pool.begin().await.expect("begin");
-        edihub_outbox::enqueue(
-            &mut tx,
-            &NewEvent {
-                id: Uuid::now_v7(),
-                aggregate_type: "Test".into(),
-                aggregate_id: format!("agg-{n}"),
-                event_type: "TestEvent".into(),
-                topic: "t".into(),
-                payload: serde_json::json!({ "n": n }),
-                headers: serde_json::json!({}),
-            },
-        )
-        .await
-        .expect("enqueue");
-        tx.commit().await.expect("commit");
+        app.commit_event(&app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n })))
+            .await;
     }
     // Rows 0..3 were sent 40 days ago; row 3 is old but still PENDING; row 4 is recent.
     sqlx::raw_sql(
@@ -130,22 +114,8 @@ async fn old_inbox_rows_are_deleted_in_batches() {
 #[tokio::test]
 async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
     let app = spawn_app().await;
-    let mut tx = app.pool.begin().await.expect("begin");
-    edihub_outbox::enqueue(
-        &mut tx,
-        &NewEvent {
-            id: Uuid::now_v7(),
-            aggregate_type: "Test".into(),
-            aggregate_id: "agg".into(),
-            event_type: "TestEvent".into(),
-            topic: "t".into(),
-            payload: serde_json::json!({}),
-            headers: serde_json::json!({}),
-        },
-    )
-    .await
-    .expect("enqueue");
-    tx.commit().await.expect("commit");
+    app.commit_event(&app.test_event("agg", serde_json::json!({})))
+        .await;
     sqlx::raw_sql(
         "UPDATE outbox SET status = 'SENT', created_at = now() - interval '40 days';
          CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -6,26 +6,16 @@ use edihub_outbox::{NewEvent, Relay};
 use edihub_tests::{TestApp, spawn_app};
 use std::collections::HashMap;
 use std::time::Duration;
-use uuid::Uuid;
 
 fn event(app: &TestApp, aggregate: &str, n: usize) -> NewEvent {
-    NewEvent {
-        id: Uuid::now_v7(),
-        aggregate_type: "Test".into(),
-        aggregate_id: aggregate.into(),
-        event_type: "TestEvent".into(),
-        topic: app.kafka.topics.inbound_received.clone(),
-        payload: serde_json::json!({ "aggregate": aggregate, "n": n }),
-        headers: serde_json::json!({}),
-    }
+    app.test_event(
+        aggregate,
+        serde_json::json!({ "aggregate": aggregate, "n": n }),
+    )
 }
 
 async fn commit_event(app: &TestApp, aggregate: &str, n: usize) {
-    let mut tx = app.pool.begin().await.expect("begin");
-    edihub_outbox::enqueue(&mut tx, &event(app, aggregate, n))
-        .await
-        .expect("enqueue");
-    tx.commit().await.expect("commit");
+    app.commit_event(&event(app, aggregate, n)).await;
 }
 
 fn small_batches() -> RelaySettings {
@@ -188,11 +178,7 @@ async fn a_row_the_broker_refuses_is_retried_with_backoff_then_failed() {
     // Larger than librdkafka's message.max.bytes (1 MB): refused on every attempt.
     let mut too_large = event(&app, "big", 0);
     too_large.payload = serde_json::json!({ "blob": "x".repeat(1_100_000) });
-    let mut tx = app.pool.begin().await.expect("begin");
-    edihub_outbox::enqueue(&mut tx, &too_large)
-        .await
-        .expect("enqueue");
-    tx.commit().await.expect("commit");
+    app.commit_event(&too_large).await;
     let relay = Relay::new(
         app.pool.clone(),
         KafkaPublisher::new(&app.kafka).expect("producer"),

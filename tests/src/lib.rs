@@ -304,6 +304,32 @@ impl TestApp {
             .unwrap_or_else(|| panic!("no record with key {key} on {topic}"))
     }
 
+    /// An outbox event of `aggregate` (type `TestEvent`) for this test's inbound topic.
+    pub fn test_event(
+        &self,
+        aggregate: &str,
+        payload: serde_json::Value,
+    ) -> edihub_outbox::NewEvent {
+        edihub_outbox::NewEvent {
+            id: Uuid::now_v7(),
+            aggregate_type: "Test".into(),
+            aggregate_id: aggregate.into(),
+            event_type: "TestEvent".into(),
+            topic: self.kafka.topics.inbound_received.clone(),
+            payload,
+            headers: serde_json::json!({}),
+        }
+    }
+
+    /// Writes `event` to the outbox in a transaction of its own, committed.
+    pub async fn commit_event(&self, event: &edihub_outbox::NewEvent) {
+        let mut tx = self.pool.begin().await.expect("begin");
+        edihub_outbox::enqueue(&mut tx, event)
+            .await
+            .expect("enqueue");
+        tx.commit().await.expect("commit");
+    }
+
     pub async fn count(&self, sql: &str) -> i64 {
         sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
             .fetch_one(&self.pool)
