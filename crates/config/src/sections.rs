@@ -210,6 +210,16 @@ pub struct ConsumerSettings {
     pub instance_id: String,
 }
 
+impl ConsumerSettings {
+    /// These settings with `group` as the group id when none is configured.
+    pub fn or_default_group(mut self, group: &str) -> Self {
+        if self.group_id.is_empty() {
+            self.group_id = group.to_owned();
+        }
+        self
+    }
+}
+
 impl Default for ConsumerSettings {
     fn default() -> Self {
         Self {

@@ -35,10 +35,7 @@ impl Default for Settings {
 }
 
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let mut consumer = settings.consumer.clone();
-    if consumer.group_id.is_empty() {
-        consumer.group_id = DEFAULT_GROUP.to_owned();
-    }
+    let consumer = settings.consumer.clone().or_default_group(DEFAULT_GROUP);
     let group = consumer.group_id.as_str();
     let pool = edihub_db::pool(&settings.database)?;
     let ops = edihub_metrics::OpsServer::bind(&settings.ops_listen).await?;
