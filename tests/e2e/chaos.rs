@@ -20,22 +20,6 @@ const SERVICES: [&str; 4] = [
     "archive-consumer",
 ];
 
-fn binary(name: &str) -> PathBuf {
-    // target/debug/deps/e2e-<hash> -> target/debug/<name>
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target dir");
-    let path = dir.join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --bins` first (deploy/test.sh does)",
-        path.display()
-    );
-    path
-}
-
 /// The services' settings for this test's database, topics and groups.
 fn config_file(app: &TestApp) -> PathBuf {
     let topics = &app.kafka.topics;
@@ -49,6 +33,7 @@ brokers = "{brokers}"
 inbound_received = "{received}"
 invoice_canonical = "{canonical}"
 inbound_rejected = "{rejected}"
+acknowledgement_issued = "{acknowledged}"
 dead_letter = "{dead}"
 [s3]
 bucket = "{bucket}"
@@ -64,6 +49,7 @@ retry_base_ms = 100
         received = topics.inbound_received,
         canonical = topics.invoice_canonical,
         rejected = topics.inbound_rejected,
+        acknowledged = topics.acknowledgement_issued,
         dead = topics.dead_letter,
         bucket = app.store.bucket(),
     );
@@ -81,7 +67,7 @@ fn start(service: &str, config: &PathBuf, app: &TestApp) -> Child {
         .append(true)
         .open(logs.join(format!("{service}.log")))
         .expect("log file");
-    let mut command = Command::new(binary(service));
+    let mut command = Command::new(edihub_tests::service_binary(service));
     // The config file must win: environment variables (DATABASE_URL, exported by
     // deploy/test.sh, ...) would otherwise point the services at another database.
     for (variable, _) in edihub_config::ENV_OVERRIDES {

@@ -1,9 +1,14 @@
 //! End-to-end tests against the real local stack (PostgreSQL, tansu, moto S3).
 
+mod acknowledgement;
+mod async_mdn;
 mod chaos;
+mod folding;
 mod gateway;
+mod limits;
 mod metrics;
 mod outbox_admin;
+mod partners;
 mod path;
 mod purge;
 mod relay;

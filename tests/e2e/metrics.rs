@@ -1,7 +1,14 @@
-//! The operations endpoint: backlog gauges read from the database at scrape time.
+//! The operations endpoint: backlog gauges read from the database at scrape time, and
+//! the consumer lag gauge the consumer loop keeps.
 
+use edihub_events::{Envelope, EventHandler, Handled};
 use edihub_metrics::OpsServer;
-use edihub_tests::spawn_app;
+use edihub_tests::{spawn_app, wait_for};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
 async fn metrics_report_the_outbox_backlog_and_ready_follows_the_database() {
@@ -53,4 +60,96 @@ async fn metrics_report_the_outbox_backlog_and_ready_follows_the_database() {
         .expect("GET /ready");
     assert_eq!(ready.status(), 200);
     shutdown.cancel();
+}
+
+/// A handler that takes one event per permit the test hands out: a consumer exactly as
+/// slow as the test wants it.
+struct Gated {
+    gate: Arc<Semaphore>,
+    handled: Arc<AtomicUsize>,
+}
+
+impl EventHandler for Gated {
+    type Error = std::convert::Infallible;
+    async fn handle(&self, _event: &Envelope) -> Result<Handled, Self::Error> {
+        if let Ok(permit) = self.gate.acquire().await {
+            permit.forget();
+        }
+        self.handled.fetch_add(1, Ordering::SeqCst);
+        Ok(Handled::Applied)
+    }
+}
+
+/// The summed `edihub_consumer_lag` of `group` on `topic`, as `/metrics` renders it;
+/// `None` while no partition reports one.
+fn consumer_lag(group: &str, topic: &str) -> Option<i64> {
+    let (consumer, topic) = (
+        format!("consumer=\"{group}\""),
+        format!("topic=\"{topic}\""),
+    );
+    edihub_metrics::render()
+        .lines()
+        .filter(|line| line.starts_with("edihub_consumer_lag{"))
+        .filter(|line| line.contains(&consumer) && line.contains(&topic))
+        .map(|line| {
+            line.rsplit(' ')
+                .next()
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or_else(|| panic!("not a gauge sample: {line}"))
+        })
+        .fold(None, |sum, lag| Some(sum.unwrap_or(0) + lag))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumer_lag_shows_the_backlog_and_returns_to_zero_once_consumed() {
+    const RECORDS: usize = 20;
+    let app = spawn_app().await;
+    // One aggregate: every record goes to the same partition, in order.
+    for n in 0..RECORDS {
+        app.commit_event(&app.test_event("backlog", serde_json::json!({ "n": n })))
+            .await;
+    }
+    assert_eq!(app.drain_outbox().await, RECORDS);
+
+    let topic = app.kafka.topics.inbound_received.clone();
+    let group = format!("lag-{}", app.suffix);
+    let settings = edihub_config::ConsumerSettings {
+        group_id: group.clone(),
+        lag_interval_ms: 100,
+        ..Default::default()
+    };
+    let gate = Arc::new(Semaphore::new(0));
+    let handled = Arc::new(AtomicUsize::new(0));
+    let handler = Gated {
+        gate: gate.clone(),
+        handled: handled.clone(),
+    };
+    let shutdown = CancellationToken::new();
+    let consumer = tokio::spawn({
+        let (kafka, topic, shutdown) = (app.kafka.clone(), topic.clone(), shutdown.clone());
+        async move { edihub_kafka::run_consumer(&kafka, &settings, &topic, handler, shutdown).await }
+    });
+
+    // A stalled consumer: its handler holds the first event, and the lag shows the rest.
+    let lag = wait_for(
+        "the lag of the backlog",
+        Duration::from_secs(60),
+        || async { consumer_lag(&group, &topic).filter(|lag| *lag == RECORDS as i64 - 1) },
+    )
+    .await;
+    assert_eq!(lag, RECORDS as i64 - 1);
+    assert_eq!(handled.load(Ordering::SeqCst), 0);
+
+    // Caught up: the lag goes back to 0.
+    gate.add_permits(RECORDS);
+    wait_for("the lag back at 0", Duration::from_secs(60), || async {
+        let done = handled.load(Ordering::SeqCst) == RECORDS;
+        (done && consumer_lag(&group, &topic) == Some(0)).then_some(())
+    })
+    .await;
+
+    // A stopped consumer reports no lag rather than a frozen one.
+    shutdown.cancel();
+    consumer.await.expect("join").expect("consumer");
+    assert_eq!(consumer_lag(&group, &topic), None);
 }

@@ -4,8 +4,9 @@
 use chrono::{DateTime, Datelike, Utc};
 use edihub_archive::Archiver;
 use edihub_as2::{Disposition, Mic, MicAlg};
+use edihub_events::trace::TraceParent;
 use edihub_events::{EdiMessageReceived, headers};
-use edihub_tests::{PARTNER, envelope, fixture, spawn_app, wait_for};
+use edihub_tests::{HUB, PARTNER, envelope, fixture, spawn_app, wait_for};
 use edihub_transform::{Outcome, Transformer};
 use std::time::Duration;
 use uuid::Uuid;
@@ -79,6 +80,15 @@ async fn an_invoic_travels_from_as2_to_the_archive() {
             .is_some_and(|t| DateTime::parse_from_rfc3339(t).is_ok())
     );
     assert_eq!(record.header(headers::CORRELATION_ID), Some(key.as_str()));
+    // The request carried no traceparent: the hub started the trace, named after the message.
+    let trace = record
+        .header(headers::TRACEPARENT)
+        .and_then(|v| TraceParent::parse(v).ok())
+        .expect("a valid traceparent header");
+    assert_eq!(
+        trace.trace_id().to_string(),
+        message_id.simple().to_string()
+    );
     let event: EdiMessageReceived = serde_json::from_slice(&record.payload).expect("payload");
     assert_eq!(event.message_id, message_id);
     assert_eq!(event.as2_from, PARTNER);
@@ -158,6 +168,77 @@ async fn an_invoic_travels_from_as2_to_the_archive() {
         (n == 1).then_some(())
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_partners_trace_continues_through_kafka_into_the_canonical_invoice_event() {
+    let app = spawn_app().await;
+    let incoming = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let as2_message_id = format!("{}@acme", Uuid::new_v4());
+    let message = edihub_as2::build_plain_message(&edihub_as2::PlainMessageSpec {
+        as2_from: PARTNER,
+        as2_to: HUB,
+        message_id: &as2_message_id,
+        subject: "traced",
+        content_type: "application/edifact",
+        payload: &fixture(INVOIC),
+        request_mdn_to: Some("test@example.invalid"),
+        request_signed_mdn: None,
+    });
+    let mut request_headers = message.headers.clone();
+    request_headers.push(("traceparent".into(), incoming.into()));
+    let response = app.post_raw(&request_headers, message.body).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.mdn().disposition, Disposition::Processed);
+    let message_id: Uuid =
+        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+            .bind(&as2_message_id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("journalled message");
+    let key = message_id.to_string();
+    let trace_of = |record: &edihub_kafka::reader::RecordView| {
+        record
+            .header(headers::TRACEPARENT)
+            .and_then(|v| TraceParent::parse(v).ok())
+            .unwrap_or_else(|| panic!("no valid traceparent on {}", record.topic))
+    };
+
+    // The gateway continues the partner's trace, as a span of its own.
+    app.drain_outbox().await;
+    let received = app
+        .read_record(&app.kafka.topics.inbound_received, &key)
+        .await;
+    let gateway = trace_of(&received);
+    let partner = TraceParent::parse(incoming).expect("valid");
+    assert_eq!(gateway.trace_id(), partner.trace_id());
+    assert_ne!(gateway.parent_id(), partner.parent_id());
+    assert!(gateway.sampled());
+
+    // The transform consumer continues it into the event it publishes.
+    app.start_consumers();
+    wait_for("the InvoiceTransformed outbox row", Duration::from_secs(60), || async {
+        let n = app
+            .count(&format!(
+                "SELECT count(*) FROM outbox WHERE aggregate_id = '{message_id}' AND event_type = 'InvoiceTransformed'"
+            ))
+            .await;
+        (n == 1).then_some(())
+    })
+    .await;
+    app.drain_outbox().await;
+    let canonical = app
+        .read_record(&app.kafka.topics.invoice_canonical, &key)
+        .await;
+    assert_eq!(canonical.header(headers::TYPE), Some("InvoiceTransformed"));
+    assert_eq!(
+        canonical.header(headers::CORRELATION_ID),
+        Some(key.as_str())
+    );
+    let transform = trace_of(&canonical);
+    assert_eq!(transform.trace_id(), partner.trace_id());
+    assert_ne!(transform.parent_id(), gateway.parent_id());
+    assert_ne!(transform.parent_id(), partner.parent_id());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,9 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use edihub_as2::{Disposition, DispositionError, Mic};
-use edihub_tests::{As2Response, HUB, PARTNER, TestApp, fixture, fixture_path, spawn_app_with};
+use edihub_tests::{
+    As2Response, HUB, MdnReceiver, PARTNER, TestApp, fixture, fixture_path, spawn_app_with,
+};
 use serde_json::{Value, json};
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::PathBuf;
@@ -135,11 +137,21 @@ impl Peer {
                 )
             })
             .collect();
+        self.parse_mdn_parts(message_id, &headers, &response.body)
+    }
+
+    /// pyas2lib's `Mdn.parse` on an MDN given as HTTP headers and body.
+    fn parse_mdn_parts(
+        &mut self,
+        message_id: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> (String, String) {
         let answer = self.call(json!({
             "op": "parse",
             "message_id": message_id,
             "headers": headers,
-            "body_b64": STANDARD.encode(&response.body),
+            "body_b64": STANDARD.encode(body),
         }));
         (
             answer["status"].as_str().unwrap_or_default().to_owned(),
@@ -181,9 +193,18 @@ async fn stored_payload(app: &TestApp, message_id: &str) -> Option<Vec<u8>> {
 }
 
 /// Sends every signing x encryption x compression combination with the given MDN request
-/// and checks what pyas2lib and the journal say.
+/// (`unsigned`, `signed` or `async-signed`) and checks what pyas2lib and the journal say.
 async fn run_matrix(mdn: &str) {
-    let app = spawn_app_with(edihub_tests::with_keys(false, false)).await;
+    let receiver = MdnReceiver::start(0).await;
+    let allowed = receiver.url("/pyas2/");
+    let app = spawn_app_with(move |gateway| {
+        edihub_tests::with_keys(false, false)(gateway);
+        for partner in &mut gateway.partners {
+            partner.async_mdn_urls = vec![allowed.clone()];
+        }
+    })
+    .await;
+    let asynchronous = mdn == "async-signed";
     let mut peer = Peer::start();
     let payload = fixture(INVOIC);
     let hub_cert = hub_certificate();
@@ -194,22 +215,51 @@ async fn run_matrix(mdn: &str) {
                 let case =
                     format!("sign={sign:?} encrypt={encrypt:?} compress={compress} mdn={mdn}");
                 let built = peer.build(
-                    json!({ "sign": sign, "encrypt": encrypt, "compress": compress, "mdn": mdn }),
+                    json!({
+                        "sign": sign, "encrypt": encrypt, "compress": compress, "mdn": mdn,
+                        "mdn_url": receiver.url("/pyas2/mdn"),
+                    }),
                     &payload,
                 );
                 let response = app.post_raw(&built.headers, built.body.clone()).await;
                 assert_eq!(response.status, 200, "{case}");
 
+                // The MDN: in the response, or POSTed to the receiver afterwards.
+                let (headers, body) = if asynchronous {
+                    assert!(
+                        response.body.is_empty(),
+                        "{case}: async MDN in the response"
+                    );
+                    let posted = receiver.accepted(sent + 1).await.remove(sent);
+                    (posted.headers, posted.body)
+                } else {
+                    let headers = response
+                        .headers
+                        .iter()
+                        .map(|(n, v)| {
+                            let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
+                            (n.as_str().to_owned(), v)
+                        })
+                        .collect::<Vec<_>>();
+                    (headers, response.body.clone())
+                };
+                let content_type = headers
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
+
                 // pyas2lib's verdict: "processed" also means the MIC matched, since a
                 // mismatch turns it into "processed/warning".
-                let (status, detail) = peer.parse_mdn(&built.message_id, &response);
+                let (status, detail) = peer.parse_mdn_parts(&built.message_id, &headers, &body);
                 assert_eq!(status, "processed", "{case}: {detail}");
 
                 // Our own reading agrees, and the MIC is the one pyas2lib computed.
-                let read = edihub_as2::read_mdn(response.content_type(), &response.body, &hub_cert)
+                let read = edihub_as2::read_mdn(&content_type, &body, &hub_cert)
                     .unwrap_or_else(|e| panic!("{case}: {e}"));
-                assert_eq!(read.signed, mdn == "signed", "{case}");
+                assert_eq!(read.signed, mdn != "unsigned", "{case}");
                 assert_eq!(read.report.disposition, Disposition::Processed, "{case}");
+                assert_eq!(read.report.original_message_id, built.message_id, "{case}");
                 let mic: Mic = read.report.received_content_mic.expect("a MIC");
                 if let Some(expected) = &built.mic {
                     assert_eq!(&mic.digest_base64, expected, "{case}");
@@ -229,8 +279,14 @@ async fn run_matrix(mdn: &str) {
         }
     }
     assert_eq!(sent, SIGNING.len() * ENCRYPTION.len() * 2);
-    let outbox = app.count("SELECT count(*) FROM outbox").await;
-    assert_eq!(outbox, sent as i64, "one outbox event per accepted message");
+    let outbox = app
+        .count("SELECT count(*) FROM outbox WHERE channel = 'kafka'")
+        .await;
+    assert_eq!(outbox, sent as i64, "one Kafka event per accepted message");
+    let deliveries = app
+        .count("SELECT count(*) FROM outbox WHERE channel = 'as2-mdn'")
+        .await;
+    assert_eq!(deliveries, if asynchronous { sent as i64 } else { 0 });
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -243,14 +299,18 @@ async fn pyas2lib_messages_get_processed_signed_mdns_for_every_combination() {
     run_matrix("signed").await;
 }
 
-/// RSAES-OAEP key transport, as pyas2lib makes it.
-///
-/// Not RSASSA-PSS signatures: pyas2lib 1.4.4 writes the `rsassaPss` algorithm identifier
-/// without its parameters, and OpenSSL refuses that ("invalid pss parameters") whatever
-/// the digest. Accepting it would need a verifier of our own that guesses the parameters
-/// (a known gap of issue 3).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn pyas2lib_oaep_key_transport_is_accepted() {
+async fn pyas2lib_messages_get_processed_async_signed_mdns_for_every_combination() {
+    run_matrix("async-signed").await;
+}
+
+/// RSAES-OAEP key transport and RSASSA-PSS signatures, as pyas2lib makes them.
+///
+/// pyas2lib 1.4.4 writes the `rsassaPss` algorithm identifier without its parameters
+/// (OpenSSL alone refuses that with "invalid pss parameters"); the gateway completes
+/// them with the signer's convention (hash and MGF1 = the digest, salt = its length).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pyas2lib_oaep_key_transport_and_pss_signatures_are_accepted() {
     let app = spawn_app_with(edihub_tests::with_keys(true, true)).await;
     let mut peer = Peer::start();
     let payload = fixture(INVOIC);
@@ -258,6 +318,11 @@ async fn pyas2lib_oaep_key_transport_is_accepted() {
         ("sha1", "rsassa_pkcs1v15", "rsaes_oaep"),
         ("sha256", "rsassa_pkcs1v15", "rsaes_oaep"),
         ("sha512", "rsassa_pkcs1v15", "rsaes_oaep"),
+        ("sha1", "rsassa_pss", "rsaes_pkcs1v15"),
+        ("sha224", "rsassa_pss", "rsaes_pkcs1v15"),
+        ("sha256", "rsassa_pss", "rsaes_oaep"),
+        ("sha384", "rsassa_pss", "rsaes_pkcs1v15"),
+        ("sha512", "rsassa_pss", "rsaes_oaep"),
     ];
     for (sign, sign_alg, key_enc_alg) in cases {
         let case = format!("{sign} {sign_alg} {key_enc_alg}");

@@ -72,7 +72,7 @@ def main() -> None:
 def build(request, signers, fixtures: Path, hub: str, sent) -> dict:
     sign = request.get("sign")  # None or a pyas2lib digest name (sha1, sha256, ...)
     encrypt = request.get("encrypt")  # None or a pyas2lib cipher name
-    mdn = request.get("mdn")  # None, "unsigned" or "signed"
+    mdn = request.get("mdn")  # None, "unsigned", "signed" or "async-signed"
     encrypt_to = request.get("encrypt_to", "hub")
     receiver = Partner(
         as2_name=hub,
@@ -83,14 +83,17 @@ def build(request, signers, fixtures: Path, hub: str, sent) -> dict:
         encrypt=encrypt is not None,
         enc_alg=encrypt or "tripledes_192_cbc",
         compress=bool(request.get("compress")),
-        mdn_mode="SYNC" if mdn else None,
+        mdn_mode=("ASYNC" if mdn == "async-signed" else "SYNC") if mdn else None,
         # A signed MDN is asked for with the signing digest, as partners usually do.
-        mdn_digest_alg=(sign or "sha256") if mdn == "signed" else None,
+        mdn_digest_alg=(sign or "sha256") if mdn in ("signed", "async-signed") else None,
         # rsassa_pkcs1v15 (default) or rsassa_pss; rsaes_pkcs1v15 (default) or rsaes_oaep.
         sign_alg=request.get("sign_alg") or "rsassa_pkcs1v15",
         key_enc_alg=request.get("key_enc_alg") or "rsaes_pkcs1v15",
     )
-    message = Message(signers[request.get("signer", "partner-a")], receiver)
+    sender = signers[request.get("signer", "partner-a")]
+    # pyas2lib takes the Receipt-Delivery-Option from the sending organisation.
+    sender.mdn_url = request.get("mdn_url")
+    message = Message(sender, receiver)
     message.build(
         base64.b64decode(request["payload_b64"]),
         subject="interop",

@@ -25,6 +25,23 @@ pub const EXTRA_PARTNERS: [&str; 3] = ["BETA-TRADING", "GAMMA-FOODS", "DELTA-PAR
 /// The hub's AS2 name in tests.
 pub const HUB: &str = "EDIHUB";
 
+/// A binary of the workspace (`edihub`, `outbox-relay`, ...) next to the test binary:
+/// `target/debug/deps/e2e-<hash>` -> `target/debug/<name>`.
+pub fn service_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target dir");
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --bins` first (deploy/test.sh does)",
+        path.display()
+    );
+    path
+}
+
 /// A project fixture's path, relative to `fixtures/`.
 pub fn fixture_path(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -134,6 +151,7 @@ pub async fn spawn_app_with(
     kafka.topics.inbound_received = format!("edi.inbound.received.{suffix}");
     kafka.topics.invoice_canonical = format!("edi.invoice.canonical.{suffix}");
     kafka.topics.inbound_rejected = format!("edi.inbound.rejected.{suffix}");
+    kafka.topics.acknowledgement_issued = format!("edi.acknowledgement.issued.{suffix}");
     kafka.topics.dead_letter = format!("edi.dead-letter.{suffix}");
     edihub_kafka::ensure_topics(
         &kafka,
@@ -141,6 +159,7 @@ pub async fn spawn_app_with(
             &kafka.topics.inbound_received,
             &kafka.topics.invoice_canonical,
             &kafka.topics.inbound_rejected,
+            &kafka.topics.acknowledgement_issued,
             &kafka.topics.dead_letter,
         ],
     )
@@ -225,6 +244,31 @@ impl TestApp {
         }
     }
 
+    /// Posts `payload` as a plain AS2 message from `from` that asks for an asynchronous
+    /// MDN at `receipt_url`, signed with `signed_mic` when given.
+    pub async fn post_as2_async(
+        &self,
+        from: &str,
+        message_id: &str,
+        payload: &[u8],
+        receipt_url: &str,
+        signed_mic: Option<edihub_as2::MicAlg>,
+    ) -> As2Response {
+        let message = edihub_as2::build_plain_message(&edihub_as2::PlainMessageSpec {
+            as2_from: from,
+            as2_to: HUB,
+            message_id,
+            subject: "test",
+            content_type: "application/edifact",
+            payload,
+            request_mdn_to: Some(receipt_url),
+            request_signed_mdn: signed_mic,
+        });
+        let mut headers = message.headers;
+        headers.push(("Receipt-Delivery-Option".into(), receipt_url.into()));
+        self.post_raw(&headers, message.body).await
+    }
+
     /// Posts a ready-made AS2 request (headers and body, e.g. built by another AS2
     /// implementation) to the gateway.
     pub async fn post_raw(&self, headers: &[(String, String)], body: Vec<u8>) -> As2Response {
@@ -269,6 +313,7 @@ impl TestApp {
             max_attempts: 3,
             retry_base_ms: 50,
             instance_id: String::new(),
+            ..Default::default()
         };
         let transform = transform_consumer::Settings {
             database: self.database.clone(),
@@ -357,6 +402,9 @@ pub fn envelope(record: &RecordView) -> Envelope {
         correlation_id: record
             .header(edihub_events::headers::CORRELATION_ID)
             .map(str::to_owned),
+        traceparent: record
+            .header(edihub_events::headers::TRACEPARENT)
+            .and_then(|v| edihub_events::trace::TraceParent::parse(v).ok()),
         key: record.key.clone(),
         data: record.payload.clone(),
     }
@@ -378,5 +426,125 @@ where
             panic!("timed out after {timeout:?} waiting for {what}");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// One request an [`MdnReceiver`] got, with the status it answered.
+#[derive(Debug, Clone)]
+pub struct ReceivedPost {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub answered: u16,
+}
+
+impl ReceivedPost {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A partner's asynchronous MDN endpoint: a real HTTP server on a free port that records
+/// every POST, answering 503 to the first `failures` of them and 200 afterwards.
+pub struct MdnReceiver {
+    pub address: SocketAddr,
+    received: std::sync::Arc<std::sync::Mutex<Vec<ReceivedPost>>>,
+    shutdown: CancellationToken,
+}
+
+impl Drop for MdnReceiver {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+impl MdnReceiver {
+    pub async fn start(failures: usize) -> MdnReceiver {
+        use axum::http::{HeaderMap, StatusCode, Uri};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Arc, Mutex};
+
+        let received: Arc<Mutex<Vec<ReceivedPost>>> = Arc::default();
+        let failures_left = Arc::new(AtomicUsize::new(failures));
+        let record = {
+            let received = Arc::clone(&received);
+            move |uri: Uri, headers: HeaderMap, body: axum::body::Bytes| {
+                let received = Arc::clone(&received);
+                let failures_left = Arc::clone(&failures_left);
+                async move {
+                    let fail = failures_left
+                        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                        .is_ok();
+                    let status = if fail {
+                        StatusCode::SERVICE_UNAVAILABLE
+                    } else {
+                        StatusCode::OK
+                    };
+                    let post = ReceivedPost {
+                        path: uri.path().to_owned(),
+                        headers: headers
+                            .iter()
+                            .map(|(n, v)| {
+                                (
+                                    n.as_str().to_owned(),
+                                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                                )
+                            })
+                            .collect(),
+                        body: body.to_vec(),
+                        answered: status.as_u16(),
+                    };
+                    received.lock().expect("receiver lock").push(post);
+                    status
+                }
+            }
+        };
+        let router = axum::Router::new().fallback(axum::routing::post(record));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the MDN receiver");
+        let address = listener.local_addr().expect("receiver address");
+        let shutdown = CancellationToken::new();
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await
+        });
+        MdnReceiver {
+            address,
+            received,
+            shutdown,
+        }
+    }
+
+    /// The URL of `path` on this receiver.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    /// Everything received so far.
+    pub fn received(&self) -> Vec<ReceivedPost> {
+        self.received.lock().expect("receiver lock").clone()
+    }
+
+    /// Waits until `count` POSTs were answered 200, and returns those.
+    pub async fn accepted(&self, count: usize) -> Vec<ReceivedPost> {
+        wait_for(
+            &format!("{count} MDN(s) accepted at {}", self.address),
+            Duration::from_secs(30),
+            || async {
+                let accepted: Vec<ReceivedPost> = self
+                    .received()
+                    .into_iter()
+                    .filter(|p| p.answered == 200)
+                    .collect();
+                (accepted.len() >= count).then_some(accepted)
+            },
+        )
+        .await
     }
 }

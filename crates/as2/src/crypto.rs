@@ -285,6 +285,22 @@ pub fn verify_detached(
     content: &[u8],
     certificates: &[X509],
 ) -> Result<(), VerifyError> {
+    let completions = complete_pss_parameters(signature_der, certificates);
+    let mut outcome = verify_detached_as_is(signature_der, content, certificates);
+    for completed in &completions {
+        if outcome.is_ok() {
+            break;
+        }
+        outcome = verify_detached_as_is(completed, content, certificates);
+    }
+    outcome
+}
+
+fn verify_detached_as_is(
+    signature_der: &[u8],
+    content: &[u8],
+    certificates: &[X509],
+) -> Result<(), VerifyError> {
     let mut cms = CmsContentInfo::from_der(signature_der)
         .map_err(|e| VerifyError::Invalid(format!("signature is not CMS: {e}")))?;
     let mut stack = Stack::new().map_err(|e| VerifyError::Invalid(e.to_string()))?;
@@ -310,6 +326,144 @@ pub fn verify_detached(
                 VerifyError::Invalid(text)
             }
         })
+}
+
+const OID_SIGNED_DATA: der::oid::ObjectIdentifier =
+    der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.2");
+const OID_RSASSA_PSS: der::oid::ObjectIdentifier =
+    der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.10");
+const OID_MGF1: der::oid::ObjectIdentifier =
+    der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.8");
+
+/// Some senders (pyas2lib 1.4.4, through oscrypto) sign with RSASSA-PSS but write the
+/// `rsassaPss` algorithm identifier without its parameters, which RFC 4055 requires and
+/// OpenSSL insists on. The hash they mean is the signer info's digest, for MGF1 too; the
+/// salt is the longest the key allows (oscrypto on OpenSSL 3) or as long as the digest
+/// (the RFC 4055 recommendation), so both are offered. Returns the signature with the
+/// parameters written in, one variant per salt length, or nothing when there is nothing
+/// to complete. The signature algorithm is not covered by the signature, so nothing
+/// signed changes and a wrong guess simply fails verification.
+fn complete_pss_parameters(signature_der: &[u8], certificates: &[X509]) -> Vec<Vec<u8>> {
+    let Some((signed, digest)) = pss_without_parameters(signature_der) else {
+        return Vec::new();
+    };
+    let Some(digest_len) = digest_length(&digest.oid) else {
+        return Vec::new();
+    };
+    let mut salts: Vec<usize> = certificates
+        .iter()
+        .filter_map(|cert| cert.public_key().ok()?.rsa().ok())
+        .map(|rsa| {
+            // emLen = ceil((modBits - 1) / 8); the longest salt is emLen - hLen - 2.
+            let em_len = (rsa.n().num_bits() as usize - 1).div_ceil(8);
+            em_len.saturating_sub(digest_len + 2)
+        })
+        .collect();
+    salts.push(digest_len);
+    salts.sort_unstable();
+    salts.dedup();
+    salts
+        .into_iter()
+        .filter_map(|salt| with_pss_parameters(&signed, &digest, salt))
+        .collect()
+}
+
+/// The SignedData and the PSS signer's digest, when a signer info uses RSASSA-PSS with
+/// absent (or NULL) parameters.
+fn pss_without_parameters(
+    signature_der: &[u8],
+) -> Option<(cms::signed_data::SignedData, spki::AlgorithmIdentifierOwned)> {
+    let info = cms::content_info::ContentInfo::from_der(signature_der).ok()?;
+    if info.content_type != OID_SIGNED_DATA {
+        return None;
+    }
+    let signed: cms::signed_data::SignedData = info.content.decode_as().ok()?;
+    let digest = signed.signer_infos.0.iter().find_map(|signer| {
+        let algorithm = &signer.signature_algorithm;
+        let absent = algorithm
+            .parameters
+            .as_ref()
+            .is_none_or(|p| der::Tagged::tag(p) == der::Tag::Null);
+        (algorithm.oid == OID_RSASSA_PSS && absent).then(|| signer.digest_alg.clone())
+    })?;
+    Some((signed, digest))
+}
+
+fn with_pss_parameters(
+    signed: &cms::signed_data::SignedData,
+    digest: &spki::AlgorithmIdentifierOwned,
+    salt: usize,
+) -> Option<Vec<u8>> {
+    let params = Any::from_der(&pss_parameters(digest, salt)?).ok()?;
+    let mut signed = signed.clone();
+    let mut signers: Vec<cms::signed_data::SignerInfo> =
+        signed.signer_infos.0.iter().cloned().collect();
+    for signer in &mut signers {
+        if signer.signature_algorithm.oid == OID_RSASSA_PSS {
+            signer.signature_algorithm.parameters = Some(params.clone());
+        }
+    }
+    signed.signer_infos = cms::signed_data::SignerInfos(signers.try_into().ok()?);
+    cms::content_info::ContentInfo {
+        content_type: OID_SIGNED_DATA,
+        content: Any::encode_from(&signed).ok()?,
+    }
+    .to_der()
+    .ok()
+}
+
+fn digest_length(oid: &der::oid::ObjectIdentifier) -> Option<usize> {
+    Some(match oid.to_string().as_str() {
+        "1.3.14.3.2.26" => 20,
+        "2.16.840.1.101.3.4.2.4" => 28,
+        "2.16.840.1.101.3.4.2.1" => 32,
+        "2.16.840.1.101.3.4.2.2" => 48,
+        "2.16.840.1.101.3.4.2.3" => 64,
+        _ => return None,
+    })
+}
+
+/// DER RSASSA-PSS-params: `digest` for the hash and MGF1, a salt of `salt` bytes, the
+/// DEFAULT fields (SHA-1, MGF1 with SHA-1, salt 20) left out as DER requires.
+fn pss_parameters(digest: &spki::AlgorithmIdentifierOwned, salt: usize) -> Option<Vec<u8>> {
+    fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+        let mut out = vec![tag];
+        let len = content.len();
+        if len < 0x80 {
+            out.push(len as u8);
+        } else {
+            let bytes = len.to_be_bytes();
+            let skip = bytes.iter().take_while(|&&b| b == 0).count();
+            out.push(0x80 | (bytes.len() - skip) as u8);
+            out.extend_from_slice(&bytes[skip..]);
+        }
+        out.extend_from_slice(content);
+        out
+    }
+    let mut fields = Vec::new();
+    if digest.oid.to_string() != "1.3.14.3.2.26" {
+        let hash = spki::AlgorithmIdentifierOwned {
+            oid: digest.oid,
+            parameters: None,
+        }
+        .to_der()
+        .ok()?;
+        let mut mgf = OID_MGF1.to_der().ok()?;
+        mgf.extend_from_slice(&hash);
+        fields.extend(tlv(0xA0, &hash));
+        fields.extend(tlv(0xA1, &tlv(0x30, &mgf)));
+    }
+    if salt != 20 {
+        // A positive INTEGER: big-endian, minimal, with a 0 byte before a high bit.
+        let bytes = (salt as u32).to_be_bytes();
+        let skip = bytes.iter().take_while(|&&b| b == 0).count().min(3);
+        let mut integer = bytes[skip..].to_vec();
+        if integer[0] & 0x80 != 0 {
+            integer.insert(0, 0);
+        }
+        fields.extend(tlv(0xA2, &tlv(0x02, &integer)));
+    }
+    Some(tlv(0x30, &fields))
 }
 
 /// Encrypts `content` (a MIME entity) to `recipient` as DER enveloped-data, with RSA
@@ -416,4 +570,37 @@ pub fn decompress(compressed_der: &[u8], limit: usize) -> Result<Vec<u8>, Decomp
 pub fn is_compressed_data(der: &[u8]) -> bool {
     cms::content_info::ContentInfo::from_der(der)
         .is_ok_and(|info| info.content_type == OID_COMPRESSED_DATA)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn algorithm(oid: &str) -> spki::AlgorithmIdentifierOwned {
+        spki::AlgorithmIdentifierOwned {
+            oid: der::oid::ObjectIdentifier::new_unwrap(oid),
+            parameters: None,
+        }
+    }
+
+    #[test]
+    fn pss_parameters_are_der_with_defaults_left_out() {
+        let sha1 = algorithm("1.3.14.3.2.26");
+        assert_eq!(pss_parameters(&sha1, 20), Some(vec![0x30, 0x00]));
+        // Salt 234 (2048-bit key, SHA-1, longest salt): INTEGER 00 EA.
+        assert_eq!(
+            pss_parameters(&sha1, 234),
+            Some(vec![0x30, 0x06, 0xA2, 0x04, 0x02, 0x02, 0x00, 0xEA])
+        );
+        let sha256 = pss_parameters(&algorithm("2.16.840.1.101.3.4.2.1"), 32).unwrap();
+        // SEQUENCE { [0] sha256, [1] mgf1(sha256), [2] 32 }
+        assert_eq!(sha256[0], 0x30);
+        assert_eq!(usize::from(sha256[1]), sha256.len() - 2);
+        assert!(sha256.ends_with(&[0xA2, 0x03, 0x02, 0x01, 0x20]));
+        assert_eq!(
+            pss_parameters(&algorithm("1.2.3.4"), 20).map(|_| ()),
+            Some(())
+        );
+        assert_eq!(digest_length(&algorithm("1.2.3.4").oid), None);
+    }
 }

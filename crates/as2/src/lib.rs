@@ -11,6 +11,9 @@
 //! - [`mic`]: the Message Integrity Check returned in the MDN.
 //! - [`mdn`]: building the MDN we answer with, and parsing the MDN a partner answers with.
 //! - [`message`]: building an outgoing message (client side).
+//! - [`obs_fold`]: unfolding folded header lines in HTTP request heads, which hyper
+//!   refuses and some AS2 software sends.
+//! - [`receipt_url`]: whether a partner may have its MDN POSTed to the URL it asked for.
 //!
 //! - [`smime`]: the security layers (decrypt, verify, decompress) of an inbound message,
 //!   the MIC over the signed entity, signed MDNs, and secured outgoing messages.
@@ -28,6 +31,8 @@ pub mod mdn;
 pub mod message;
 pub mod mic;
 mod mime;
+pub mod obs_fold;
+pub mod receipt_url;
 pub mod smime;
 
 pub use crypto::{Encryption, Identity, certificates_from_pem};

@@ -26,6 +26,8 @@ pub struct TopicSettings {
     pub inbound_received: String,
     pub invoice_canonical: String,
     pub inbound_rejected: String,
+    /// CONTRL acknowledgements the hub issues (`EdiAcknowledgementIssued`).
+    pub acknowledgement_issued: String,
     /// Where consumers put events they could not handle after their retries, with the
     /// error in the record headers (`edihub_error`, `edihub_consumer`, ...).
     pub dead_letter: String,
@@ -37,6 +39,7 @@ impl Default for TopicSettings {
             inbound_received: "edi.inbound.received".into(),
             invoice_canonical: "edi.invoice.canonical".into(),
             inbound_rejected: "edi.inbound.rejected".into(),
+            acknowledgement_issued: "edi.acknowledgement.issued".into(),
             dead_letter: "edi.dead-letter".into(),
         }
     }
@@ -129,6 +132,14 @@ pub struct PartnerSettings {
     /// false: a signature by an expired certificate is refused (authentication-failed).
     #[serde(default)]
     pub allow_expired_certificates: bool,
+    /// Where this partner may ask for asynchronous MDNs (its `Receipt-Delivery-Option`).
+    /// An entry matches the requested URL exactly, or, when it ends with `/`, every URL
+    /// below that path on the same scheme, host and port. Only `http` and `https` URLs
+    /// without user info are ever used. A message asking for any other URL is refused
+    /// (unexpected-processing-error, answered synchronously), so the hub never POSTs
+    /// where the partnership did not say. Empty (the default): no asynchronous MDNs.
+    #[serde(default)]
+    pub async_mdn_urls: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -138,8 +149,16 @@ pub struct GatewaySettings {
     pub listen: String,
     /// The hub's own AS2 name: the AS2-To partners must address.
     pub hub_as2_id: String,
-    /// Largest accepted request body, in bytes.
+    /// Largest accepted request body, in bytes; larger gets 413.
     pub max_body_bytes: usize,
+    /// Largest accepted request header section (names, values and line ends), in bytes;
+    /// larger gets 431. hyper refuses heads over about 400 KiB or with more than 100
+    /// headers on its own, also with 431.
+    pub max_header_bytes: usize,
+    /// Requests one partner may have in progress at once; more get 429 with
+    /// `Retry-After`, so one partner's burst cannot take every database connection.
+    /// Requests naming no configured partner share one such allowance.
+    pub max_concurrent_per_partner: usize,
     /// Largest size compressed data (RFC 5402) may expand to, in bytes; beyond it the
     /// message is refused (unexpected-processing-error) instead of exhausting memory.
     pub max_decompressed_bytes: usize,
@@ -153,6 +172,41 @@ pub struct GatewaySettings {
     pub hub_private_key: Option<std::path::PathBuf>,
     /// The partnerships: who may send, with which certificates and requirements.
     pub partners: Vec<PartnerSettings>,
+    /// Delivery of asynchronous MDNs.
+    pub async_mdn: AsyncMdnSettings,
+    /// How often the gateway re-reads partners and identities from the database even
+    /// without a change notification, in milliseconds.
+    pub partner_reload_ms: u64,
+}
+
+/// Asynchronous MDNs go through the outbox (channel `as2-mdn`): the gateway POSTs them
+/// after the message's transaction committed and retries with backoff until the
+/// partner's server answers 2xx, then FAILED after `retry.max_attempts` (listed and
+/// requeued with `edihub outbox failed|requeue`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct AsyncMdnSettings {
+    /// Claim size, polling interval, attempts and backoff of the delivery loop.
+    pub retry: RelaySettings,
+    /// Time allowed for one POST (connect and answer), in milliseconds.
+    pub timeout_ms: u64,
+}
+
+impl Default for AsyncMdnSettings {
+    fn default() -> Self {
+        Self {
+            retry: RelaySettings {
+                batch_size: 20,
+                poll_interval_ms: 1000,
+                // About a day with the backoff below: partners' receivers do go down
+                // for maintenance windows.
+                max_attempts: 30,
+                base_backoff_ms: 5_000,
+                max_backoff_ms: 60 * 60 * 1000,
+            },
+            timeout_ms: 30_000,
+        }
+    }
 }
 
 impl Default for GatewaySettings {
@@ -161,10 +215,14 @@ impl Default for GatewaySettings {
             listen: "127.0.0.1:8080".into(),
             hub_as2_id: "EDIHUB".into(),
             max_body_bytes: 64 * 1024 * 1024,
+            max_header_bytes: 32 * 1024,
+            max_concurrent_per_partner: 16,
             max_decompressed_bytes: 256 * 1024 * 1024,
             hub_certificate: None,
             hub_private_key: None,
             partners: Vec::new(),
+            async_mdn: AsyncMdnSettings::default(),
+            partner_reload_ms: 30_000,
         }
     }
 }
@@ -208,6 +266,9 @@ pub struct ConsumerSettings {
     /// id takes its predecessor's place at once instead of waiting for the broker to
     /// expire it. Unique per process within the group; empty = dynamic membership.
     pub instance_id: String,
+    /// How often the consumer lag gauge (`edihub_consumer_lag`) is refreshed, at the
+    /// cost of one watermark query per assigned partition; 0 turns the gauge off.
+    pub lag_interval_ms: u64,
 }
 
 impl ConsumerSettings {
@@ -227,6 +288,7 @@ impl Default for ConsumerSettings {
             max_attempts: 5,
             retry_base_ms: 200,
             instance_id: String::new(),
+            lag_interval_ms: 5000,
         }
     }
 }

@@ -93,6 +93,39 @@ impl Charset {
     }
 }
 
+impl Charset {
+    /// How a writer puts `c` in this repertoire: `c` itself, its upper case where level A
+    /// has no lower case, or `None` when the repertoire cannot carry it.
+    pub(crate) fn writable(self, c: char) -> Option<char> {
+        let fits = |c: char| match self {
+            Self::Utf8(_) => true,
+            Self::Latin1 => u8::try_from(c).is_ok_and(|b| is_graphic_ascii(b) || b >= 0xA0),
+            Self::LevelA => u8::try_from(c).is_ok_and(is_level_a),
+            Self::LevelB => u8::try_from(c).is_ok_and(|b| is_level_a(b) || b.is_ascii_lowercase()),
+            Self::AsciiPartOf(_) => u8::try_from(c).is_ok_and(is_graphic_ascii),
+        };
+        if fits(c) {
+            return Some(c);
+        }
+        let upper = c.to_ascii_uppercase();
+        (self == Self::LevelA && fits(upper)).then_some(upper)
+    }
+
+    /// The bytes of `text`, whose characters must all be [`Charset::writable`]: ISO 8859-1
+    /// for UNOC, UTF-8 otherwise (for the ASCII repertoires that is ASCII itself).
+    pub(crate) fn encode(self, text: &str) -> Vec<u8> {
+        match self {
+            // Every character was checked to be at most U+00FF, which is its Latin-1
+            // byte; the fallback keeps the function total.
+            Self::Latin1 => text
+                .chars()
+                .map(|c| u8::try_from(c).unwrap_or(b'?'))
+                .collect(),
+            _ => text.as_bytes().to_vec(),
+        }
+    }
+}
+
 fn is_graphic_ascii(b: u8) -> bool {
     (0x20..0x7F).contains(&b)
 }

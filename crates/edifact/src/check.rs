@@ -16,8 +16,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::invoic::{self, CanonicalInvoice};
-use crate::{Interchange, InterchangeHeader, SourcePosition};
+use crate::invoic::{self, CanonicalInvoice, MappingErrorKind};
+use crate::{Interchange, InterchangeHeader, ParseErrorKind, SourcePosition};
 
 /// What kind of fault: stable, machine-readable (serialised in kebab-case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +52,28 @@ pub struct Fault {
     pub message_reference: Option<String>,
     /// Segment number and byte offset, when known.
     pub position: Option<SourcePosition>,
+    /// The defect as a value, for reports that need more than the text: the CONTRL
+    /// builder ([`crate::contrl`]) maps it to an ISO 9735 syntax error code. Not
+    /// serialised: the published form of a fault is `class` and `message`.
+    #[serde(skip)]
+    pub cause: Cause,
+}
+
+/// What a [`Fault`] is, as a value.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Cause {
+    /// A syntax, character set or envelope defect found by the reader.
+    Syntax(ParseErrorKind),
+    /// An INVOIC message that cannot be mapped.
+    Mapping(MappingErrorKind),
+    /// A message of this type (UNH 0065) is not mapped by the hub.
+    UnsupportedMessageType(String),
+    /// The interchange holds no message at all.
+    NoMessage,
+    /// Not recorded (a fault deserialised from its published form).
+    #[default]
+    Unspecified,
 }
 
 impl std::fmt::Display for Fault {
@@ -75,6 +97,10 @@ pub struct Report {
     pub header: Option<InterchangeHeader>,
     /// Every fault, in input order. Not empty means: reject.
     pub faults: Vec<Fault>,
+    /// The messages read, in input order, whether they mapped or not (empty when a defect
+    /// made the interchange unreadable). Positions are in the whole input, like those of
+    /// the faults.
+    pub messages: Vec<MessageSummary>,
     /// The invoices of the INVOIC messages that mapped (also when other parts of the
     /// interchange are at fault, so a tool can show them), one per message, in order.
     pub invoices: Vec<CanonicalInvoice>,
@@ -84,6 +110,59 @@ impl Report {
     /// The interchange must be rejected (and no invoice published).
     pub fn must_reject(&self) -> bool {
         !self.faults.is_empty()
+    }
+}
+
+/// One UNH..UNT message of a [`Report`]: what a CONTRL needs to name it (UCM) and to
+/// count segment positions from its UNH.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageSummary {
+    /// UNH 0062.
+    pub reference: String,
+    /// S009/0065, e.g. `INVOIC`.
+    pub message_type: String,
+    /// S009/0052.
+    pub version: String,
+    /// S009/0054.
+    pub release: String,
+    /// S009/0051.
+    pub agency: String,
+    /// S009/0057.
+    pub association_code: Option<String>,
+    /// UNG 0048 of the enclosing group, if any.
+    pub group_reference: Option<String>,
+    /// Where UNH is.
+    pub header: SourcePosition,
+    /// Segment number of UNT.
+    pub trailer_segment: u32,
+}
+
+impl MessageSummary {
+    fn of(message: &crate::Message) -> Self {
+        let header = message
+            .segments
+            .first()
+            .map(|s| s.position)
+            .unwrap_or_default();
+        Self {
+            reference: message.reference.clone(),
+            message_type: message.message_type.clone(),
+            version: message.version.clone(),
+            release: message.release.clone(),
+            agency: message.agency.clone(),
+            association_code: message.association_code.clone(),
+            group_reference: message.group_reference.clone(),
+            header,
+            trailer_segment: message
+                .segments
+                .last()
+                .map_or(header.segment, |s| s.position.segment),
+        }
+    }
+
+    /// Does segment number `segment` lie inside this message (UNH and UNT included)?
+    pub fn contains(&self, segment: u32) -> bool {
+        (self.header.segment..=self.trailer_segment).contains(&segment)
     }
 }
 
@@ -106,6 +185,19 @@ pub fn evaluate(input: &[u8]) -> Report {
             f
         }));
         report.invoices.extend(rest.invoices);
+        report
+            .messages
+            .extend(rest.messages.into_iter().map(|mut m| {
+                m.header.segment = m
+                    .header
+                    .segment
+                    .saturating_add(next.segment.saturating_sub(1));
+                m.header.offset += next.offset;
+                m.trailer_segment = m
+                    .trailer_segment
+                    .saturating_add(next.segment.saturating_sub(1));
+                m
+            }));
         base = next;
     }
     report
@@ -142,6 +234,7 @@ fn evaluate_one(input: &[u8]) -> Report {
         message: e.kind.to_string(),
         message_reference: None,
         position: Some(e.position),
+        cause: Cause::Syntax(e.kind),
     };
     let (interchange, parse_faults) = match Interchange::parse_collecting(input) {
         Ok((interchange, findings)) => (interchange, findings),
@@ -150,6 +243,7 @@ fn evaluate_one(input: &[u8]) -> Report {
                 header: InterchangeHeader::peek(input).ok(),
                 faults: findings.into_iter().map(syntax).collect(),
                 invoices: Vec::new(),
+                messages: Vec::new(),
             };
         }
     };
@@ -167,6 +261,7 @@ fn evaluate_one(input: &[u8]) -> Report {
                 ),
                 message_reference: Some(message.reference.clone()),
                 position: unh,
+                cause: Cause::UnsupportedMessageType(message.message_type.clone()),
             });
             continue;
         }
@@ -177,6 +272,7 @@ fn evaluate_one(input: &[u8]) -> Report {
                 message: e.kind.to_string(),
                 message_reference: Some(message.reference.clone()),
                 position: e.position.or(unh),
+                cause: Cause::Mapping(e.kind),
             })),
         }
     }
@@ -186,10 +282,16 @@ fn evaluate_one(input: &[u8]) -> Report {
             message: "the interchange holds no message".to_owned(),
             message_reference: None,
             position: None,
+            cause: Cause::NoMessage,
         });
     }
     faults.sort_by_key(|f| f.position);
     Report {
+        messages: interchange
+            .messages
+            .iter()
+            .map(MessageSummary::of)
+            .collect(),
         header: Some(interchange.header),
         faults,
         invoices,

@@ -69,6 +69,9 @@ pub struct Message {
     pub agency: String,
     /// S009/0057, e.g. `EAN008`.
     pub association_code: Option<String>,
+    /// UNG 0048 of the group the message is in; `None` outside groups. A CONTRL reports
+    /// grouped messages under their group, so the reader keeps which one that was.
+    pub group_reference: Option<String>,
     /// UNH..UNT inclusive, in input order.
     pub segments: Vec<Segment>,
 }
@@ -269,7 +272,7 @@ fn check_reference(
     Ok(())
 }
 
-fn open_message(unh: Segment) -> Result<Message, ParseError> {
+fn open_message(unh: Segment, group_reference: Option<String>) -> Result<Message, ParseError> {
     Ok(Message {
         reference: required(&unh, 0, 0, "UNH 0062 message reference number")?,
         message_type: required(&unh, 1, 0, "UNH 0065 message type")?,
@@ -277,6 +280,7 @@ fn open_message(unh: Segment) -> Result<Message, ParseError> {
         release: required(&unh, 1, 2, "UNH 0054 message release number")?,
         agency: required(&unh, 1, 3, "UNH 0051 controlling agency")?,
         association_code: optional(&unh, 1, 4),
+        group_reference,
         segments: vec![unh],
     })
 }
@@ -373,7 +377,7 @@ fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, Pars
                 if groups > 0 && group.is_none() {
                     return unbalanced("UNH outside a group in an interchange that uses groups");
                 }
-                let message = open_message(segment)?;
+                let message = open_message(segment, group.as_ref().map(|g| g.reference.clone()))?;
                 if !references.insert(message.reference.clone()) {
                     findings.report(ParseError::new(
                         ParseErrorKind::DuplicateMessageReference(message.reference.clone()),

@@ -12,13 +12,16 @@
 //!   ([`Interchange::parse`], [`InterchangeHeader::peek`]);
 //! - [`invoic`]: INVOIC messages to the canonical EN 16931 invoice, per profile;
 //! - [`check`]: the accept/reject decision with every fault, shared by the transform
-//!   consumer and the CLI.
+//!   consumer and the CLI;
+//! - [`contrl`]: the CONTRL syntax and service report answering an interchange whose UNB
+//!   asks for one, built from [`check`]'s report.
 //!
 //! Nothing here panics on input: every defect is a [`ParseError`] or an
 //! [`invoic::MappingError`] that names the segment and byte offset at fault.
 
 pub mod charset;
 pub mod check;
+pub mod contrl;
 mod envelope;
 mod error;
 pub mod invoic;

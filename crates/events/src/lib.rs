@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use uuid::Uuid;
 
+pub mod trace;
+
 /// Kafka topics of the hub.
 pub mod topics {
     /// One event per accepted AS2 message.
@@ -20,6 +22,8 @@ pub mod topics {
     pub const INVOICE_CANONICAL: &str = "edi.invoice.canonical";
     /// One event per message that could not be mapped.
     pub const INBOUND_REJECTED: &str = "edi.inbound.rejected";
+    /// One event per CONTRL the hub issues (UNB asked for an acknowledgement).
+    pub const ACKNOWLEDGEMENT_ISSUED: &str = "edi.acknowledgement.issued";
 }
 
 /// Kafka record header names (CloudEvents binary mode, Kafka protocol binding).
@@ -33,6 +37,9 @@ pub mod headers {
     pub const CONTENT_TYPE: &str = "content-type";
     /// Not a CloudEvents attribute: ties every log line of one AS2 message together.
     pub const CORRELATION_ID: &str = "correlation_id";
+    /// Not a CloudEvents attribute: the W3C Trace Context of the span that published the
+    /// event (see [`crate::trace`]), as on HTTP.
+    pub const TRACEPARENT: &str = "traceparent";
     pub const SPEC_VERSION_VALUE: &str = "1.0";
 }
 
@@ -41,6 +48,7 @@ pub mod event_types {
     pub const EDI_MESSAGE_RECEIVED: &str = "EdiMessageReceived";
     pub const INVOICE_TRANSFORMED: &str = "InvoiceTransformed";
     pub const EDI_MESSAGE_REJECTED: &str = "EdiMessageRejected";
+    pub const EDI_ACKNOWLEDGEMENT_ISSUED: &str = "EdiAcknowledgementIssued";
 }
 
 /// Aggregate type of events about one received message.
@@ -132,6 +140,10 @@ pub fn payload_schemas() -> Vec<(&'static str, schemars::Schema)> {
             "edi-message-rejected",
             schemars::schema_for!(EdiMessageRejected),
         ),
+        (
+            "edi-acknowledgement-issued",
+            schemars::schema_for!(EdiAcknowledgementIssued),
+        ),
     ]
 }
 
@@ -167,6 +179,52 @@ pub struct Fault {
     pub offset: Option<u64>,
 }
 
+/// Payload of `EdiAcknowledgementIssued` on `edi.acknowledgement.issued`.
+///
+/// Published when the UNB of a received interchange asks for an acknowledgement (0031 =
+/// `1`), after the interchange was accepted or rejected, in the same transaction as that
+/// decision and under the same aggregate (the message id), so it follows the
+/// `InvoiceTransformed` or `EdiMessageRejected` events of the message. `contrl` is the
+/// CONTRL syntax and service report interchange to send back to the partner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EdiAcknowledgementIssued {
+    /// The hub's id of the acknowledged message.
+    pub message_id: Uuid,
+    /// AS2-From of the acknowledged message: the partner the CONTRL is for.
+    pub as2_from: String,
+    /// AS2-To of the acknowledged message (the hub's AS2 name).
+    pub as2_to: String,
+    /// UNB 0020 of the acknowledged interchange.
+    pub acknowledged_reference: String,
+    /// UNB sender (S002/0004) of the acknowledged interchange; the CONTRL's recipient.
+    pub unb_sender: String,
+    /// UNB recipient (S003/0010) of the acknowledged interchange; the CONTRL's sender.
+    pub unb_recipient: String,
+    /// What the CONTRL says about the interchange (UCI action 7 or 4).
+    pub action: AcknowledgementAction,
+    /// UNB 0020 of the CONTRL interchange itself, derived from the message id so that a
+    /// redelivered event yields the same CONTRL.
+    pub contrl_reference: String,
+    /// UNB syntax identifier of both interchanges, e.g. `UNOC`: how `contrl` becomes
+    /// bytes.
+    pub syntax_identifier: String,
+    /// The CONTRL interchange (UNA..UNZ) as text. Its bytes on the wire are this text in
+    /// ISO 8859-1 when `syntax_identifier` is `UNOC` and in UTF-8 otherwise; for UNOA,
+    /// UNOB and UNOD..UNOK the text is ASCII, so both encodings agree.
+    pub contrl: String,
+}
+
+/// The verdict a CONTRL carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AcknowledgementAction {
+    /// UCI action 7: the interchange and all its messages are acknowledged.
+    Accepted,
+    /// UCI action 4: the interchange and all its messages are rejected; the faults are
+    /// in the CONTRL (UCI, UCM, UCS) and in the message's `EdiMessageRejected` event.
+    Rejected,
+}
+
 /// An event as a consumer receives it: the CloudEvents attributes from the record's
 /// headers, and the payload still as bytes (each handler decodes the type it expects).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,6 +234,12 @@ pub struct Envelope {
     pub source: String,
     pub time: Option<DateTime<Utc>>,
     pub correlation_id: Option<String>,
+    /// The W3C trace context to continue while handling the event, and to pass on (as
+    /// the `traceparent` header) with every event enqueued meanwhile. Read from the
+    /// record's `traceparent` header (absent when missing or invalid); the consumer loop
+    /// then replaces it with the context of its own span for the event: the same trace
+    /// with a new parent-id, or a new trace when the record carried none.
+    pub traceparent: Option<trace::TraceParent>,
     /// The Kafka key (the aggregate id).
     pub key: Option<String>,
     pub data: Vec<u8>,

@@ -80,3 +80,54 @@ fn schemas_name_the_serialised_fields() {
             .contains_key("code")
     );
 }
+
+/// The acknowledgement event, filled from a real CONTRL, has exactly the schema's
+/// properties, and its action is one of the schema's values.
+#[test]
+fn the_acknowledgement_schema_names_the_serialised_fields() {
+    use edihub_edifact::contrl::{ContrlParams, Prepared, build};
+    use edihub_events::{AcknowledgementAction, EdiAcknowledgementIssued};
+
+    let sample = include_str!("../../../fixtures/edifact/invoic-eancom-d96a.edi")
+        .replace("+EH000001++INVOIC'", "+EH000001++INVOIC++1'");
+    let report = edihub_edifact::check::evaluate(sample.as_bytes());
+    let params = ContrlParams {
+        interchange_reference: "C1".into(),
+        message_reference: "1".into(),
+        prepared: Prepared {
+            year: 2026,
+            month: 12,
+            day: 2,
+            hour: 14,
+            minute: 0,
+        },
+    };
+    let contrl = build(&report, &params).expect("UNB asks for a CONTRL");
+    let header = report.header.unwrap();
+    let event = EdiAcknowledgementIssued {
+        message_id: uuid::Uuid::nil(),
+        as2_from: "ACME".into(),
+        as2_to: "EDIHUB".into(),
+        acknowledged_reference: contrl.acknowledged_reference,
+        unb_sender: header.sender_id,
+        unb_recipient: header.recipient_id,
+        action: AcknowledgementAction::Accepted,
+        contrl_reference: contrl.interchange_reference,
+        syntax_identifier: contrl.syntax_identifier,
+        contrl: contrl.text,
+    };
+    let json = serde_json::to_value(&event).unwrap();
+    let schema = serde_json::to_value(schemars::schema_for!(EdiAcknowledgementIssued)).unwrap();
+    let properties = schema["properties"].as_object().unwrap();
+    let fields = json.as_object().unwrap();
+    assert_eq!(
+        properties.keys().collect::<Vec<_>>(),
+        fields.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(json["action"], "accepted");
+    let values = serde_json::to_string(&schema["$defs"]["AcknowledgementAction"]).unwrap();
+    assert!(
+        values.contains("\"accepted\"") && values.contains("\"rejected\""),
+        "{values}"
+    );
+}

@@ -52,17 +52,23 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// Stores the message, its MDN and the outbox event in one transaction.
+/// Stores the message, its MDN and the outbox event in one transaction, with the
+/// delivery of the MDN when the partner asked for it asynchronously (an outbox row on
+/// the `as2-mdn` channel, see `edihub-mdn-delivery`).
 pub async fn accept(
     pool: &PgPool,
     message: &AcceptedMessage,
     mdn: &StoredMdn,
     event: &NewEvent,
+    async_mdn: Option<&NewEvent>,
 ) -> Result<(), JournalError> {
     let mut tx = pool.begin().await?;
     insert_message(&mut tx, message).await?;
     insert_mdn(&mut tx, message.id, mdn, message.received_at).await?;
     edihub_outbox::enqueue(&mut tx, event).await?;
+    if let Some(delivery) = async_mdn {
+        edihub_outbox::enqueue_on(&mut tx, edihub_outbox::channels::AS2_MDN, delivery).await?;
+    }
     tx.commit().await?;
     Ok(())
 }

@@ -11,11 +11,13 @@
 
 use crate::KafkaError;
 use edihub_config::{ConsumerSettings, KafkaSettings};
+use edihub_events::trace::TraceParent;
 use edihub_events::{Envelope, EventHandler, Handled, headers};
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::message::{BorrowedMessage, Header, Headers, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -49,9 +51,20 @@ pub async fn run_consumer<H: EventHandler>(
     if !settings.instance_id.is_empty() {
         config.set("group.instance.id", &settings.instance_id);
     }
-    let consumer: StreamConsumer = config.create()?;
+    let consumer: Arc<StreamConsumer> = Arc::new(config.create()?);
     consumer.subscribe(&[topic])?;
     tracing::info!(topic, group_id, "consumer started");
+    // Beside the loop, so the gauge moves even while a handler holds the loop up.
+    let lag_stop = CancellationToken::new();
+    let _stop_lag_on_error = lag_stop.clone().drop_guard();
+    let lag_task = (settings.lag_interval_ms > 0).then(|| {
+        tokio::spawn(crate::lag::report(
+            consumer.clone(),
+            group_id.to_owned(),
+            Duration::from_millis(settings.lag_interval_ms),
+            lag_stop.clone(),
+        ))
+    });
 
     loop {
         let message = tokio::select! {
@@ -65,7 +78,7 @@ pub async fn run_consumer<H: EventHandler>(
                 continue;
             }
         };
-        let envelope = match decode(&message) {
+        let mut envelope = match decode(&message) {
             Ok(envelope) => envelope,
             Err(reason) => {
                 // Not a hub event: retrying cannot help.
@@ -86,12 +99,23 @@ pub async fn run_consumer<H: EventHandler>(
                 if !sent {
                     break;
                 }
+                edihub_metrics::CONSUMER_EVENTS
+                    .with_label_values(&[group_id, "dead_lettered"])
+                    .inc();
                 consumer.store_offset_from_message(&message)?;
                 continue;
             }
         };
+        // This event's handling is a span of the publisher's trace (a new trace when the
+        // record carried no valid traceparent); handlers pass it on to what they enqueue.
+        let trace = envelope
+            .traceparent
+            .map_or_else(TraceParent::random_root, |parent| parent.random_child());
+        envelope.traceparent = Some(trace);
         let span = tracing::info_span!(
             "event",
+            trace_id = %trace.trace_id(),
+            span_id = %trace.parent_id(),
             event_id = %envelope.id,
             event_type = %envelope.event_type,
             message_id = envelope.key.as_deref().unwrap_or(""),
@@ -124,6 +148,9 @@ pub async fn run_consumer<H: EventHandler>(
                 if !sent {
                     break;
                 }
+                edihub_metrics::CONSUMER_EVENTS
+                    .with_label_values(&[group_id, "dead_lettered"])
+                    .inc();
             }
         }
         consumer.store_offset_from_message(&message)?;
@@ -131,6 +158,11 @@ pub async fn run_consumer<H: EventHandler>(
     // Commit what was stored; on an empty assignment there is nothing to commit.
     if let Err(error) = consumer.commit_consumer_state(CommitMode::Sync) {
         tracing::debug!(%error, "final offset commit");
+    }
+    lag_stop.cancel();
+    if let Some(task) = lag_task {
+        // It only removes its gauge series now; a panic there is not the loop's error.
+        let _ = task.await;
     }
     tracing::info!(topic, group_id, "consumer stopped");
     Ok(())
@@ -234,6 +266,7 @@ pub(crate) fn decode(message: &BorrowedMessage<'_>) -> Result<Envelope, String> 
     let mut source = None;
     let mut time = None;
     let mut correlation_id = None;
+    let mut traceparent = None;
     if let Some(record_headers) = message.headers() {
         for header in record_headers.iter() {
             let Some(value) = header.value.and_then(|v| std::str::from_utf8(v).ok()) else {
@@ -249,6 +282,8 @@ pub(crate) fn decode(message: &BorrowedMessage<'_>) -> Result<Envelope, String> 
                         .map(|t| t.to_utc())
                 }
                 headers::CORRELATION_ID => correlation_id = Some(value.to_owned()),
+                // An invalid value is ignored: the consumer loop starts a new trace.
+                headers::TRACEPARENT => traceparent = TraceParent::parse(value).ok(),
                 _ => {}
             }
         }
@@ -259,6 +294,7 @@ pub(crate) fn decode(message: &BorrowedMessage<'_>) -> Result<Envelope, String> 
         source: source.unwrap_or_default(),
         time,
         correlation_id,
+        traceparent,
         key: message
             .key()
             .and_then(|k| std::str::from_utf8(k).ok())

@@ -4,6 +4,7 @@
 
 mod admin;
 mod consumer;
+mod lag;
 mod producer;
 pub mod reader;
 

@@ -34,7 +34,7 @@ impl KafkaPublisher {
 
 fn record_headers(record: &OutboxRecord, time: &str) -> OwnedHeaders {
     let id = record.id.to_string();
-    let mut out = OwnedHeaders::new_with_capacity(8)
+    let mut out = OwnedHeaders::new_with_capacity(9)
         .insert(Header {
             key: headers::ID,
             value: Some(id.as_str()),
@@ -63,11 +63,14 @@ fn record_headers(record: &OutboxRecord, time: &str) -> OwnedHeaders {
             key: headers::CONTENT_TYPE,
             value: Some("application/json"),
         });
-    if let Some(correlation) = record.header(headers::CORRELATION_ID) {
-        out = out.insert(Header {
-            key: headers::CORRELATION_ID,
-            value: Some(correlation),
-        });
+    // Carried over from the outbox row as written, so the consumers continue the trace.
+    for name in [headers::CORRELATION_ID, headers::TRACEPARENT] {
+        if let Some(value) = record.header(name) {
+            out = out.insert(Header {
+                key: name,
+                value: Some(value),
+            });
+        }
     }
     out
 }

@@ -11,7 +11,8 @@
 //! | `edihub_outbox_pending` | gauge | | PENDING rows (read at scrape time) |
 //! | `edihub_outbox_oldest_pending_seconds` | gauge | | age of the oldest PENDING row (0 when none) |
 //! | `edihub_outbox_failed` | gauge | | FAILED rows: dead letters awaiting an operator |
-//! | `edihub_consumer_events_total` | counter | `consumer`, `outcome` | events handled (`done`), skipped as already seen (`duplicate`), dead-lettered (`dead_lettered`) |
+//! | `edihub_consumer_events_total` | counter | `consumer`, `outcome` | events handled (`done`), skipped as already seen (`duplicate`, the inbox's hits), dead-lettered (`dead_lettered`) |
+//! | `edihub_consumer_lag` | gauge | `consumer`, `topic`, `partition` | records of an assigned partition not yet handed to the handler: high watermark minus the consumer's position (before its first record, the committed offset), read every `consumer.lag_interval_ms` |
 
 use axum::Router;
 use axum::http::StatusCode;
@@ -19,7 +20,8 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 use std::future::Future;
 use std::pin::Pin;
@@ -51,6 +53,13 @@ fn gauge(name: &str, help: &str) -> IntGauge {
     )
 }
 
+fn gauge_vec(name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+    register(
+        IntGaugeVec::new(Opts::new(name, help), labels)
+            .unwrap_or_else(|_| unreachable!("metric names and labels are static and valid")),
+    )
+}
+
 fn histogram(name: &str, help: &str, buckets: Vec<f64>) -> Histogram {
     register(
         Histogram::with_opts(HistogramOpts::new(name, help).buckets(buckets))
@@ -63,6 +72,13 @@ pub static AS2_MESSAGES: LazyLock<IntCounterVec> = LazyLock::new(|| {
         "edihub_as2_messages_total",
         "AS2 messages answered, by MDN disposition",
         &["disposition"],
+    )
+});
+pub static AS2_ASYNC_MDN_POSTS: LazyLock<IntCounterVec> = LazyLock::new(|| {
+    counter_vec(
+        "edihub_as2_async_mdn_posts_total",
+        "Asynchronous MDN POSTs to partners, by outcome (delivered, error)",
+        &["outcome"],
     )
 });
 pub static OUTBOX_PUBLISHED: LazyLock<IntCounterVec> = LazyLock::new(|| {
@@ -101,6 +117,13 @@ pub static CONSUMER_EVENTS: LazyLock<IntCounterVec> = LazyLock::new(|| {
         "edihub_consumer_events_total",
         "Events handled by consumers, by outcome",
         &["consumer", "outcome"],
+    )
+});
+pub static CONSUMER_LAG: LazyLock<IntGaugeVec> = LazyLock::new(|| {
+    gauge_vec(
+        "edihub_consumer_lag",
+        "Records of an assigned partition the consumer has not finished yet",
+        &["consumer", "topic", "partition"],
     )
 });
 

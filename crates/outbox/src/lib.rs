@@ -10,6 +10,14 @@ mod relay;
 
 pub use relay::{Publisher, Relay, StepReport};
 
+/// Where a row goes once committed: each channel has its own relay.
+pub mod channels {
+    /// Published to the row's Kafka topic by the outbox relay.
+    pub const KAFKA: &str = "kafka";
+    /// An asynchronous AS2 MDN, POSTed by the gateway to the URL in the row's `topic`.
+    pub const AS2_MDN: &str = "as2-mdn";
+}
+
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -51,12 +59,22 @@ impl OutboxRecord {
     }
 }
 
-/// Writes `event` in the caller's transaction. The relay is woken at commit by the
-/// `outbox_notify` trigger.
+/// Writes `event` for Kafka in the caller's transaction. The relay is woken at commit by
+/// the `outbox_notify` trigger.
 pub async fn enqueue(conn: &mut PgConnection, event: &NewEvent) -> Result<(), sqlx::Error> {
+    enqueue_on(conn, channels::KAFKA, event).await
+}
+
+/// Writes `event` for the relay of `channel` (one of [`channels`]).
+pub async fn enqueue_on(
+    conn: &mut PgConnection,
+    channel: &str,
+    event: &NewEvent,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload, headers)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload, headers,
+                             channel)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(event.id)
     .bind(&event.aggregate_type)
@@ -65,6 +83,7 @@ pub async fn enqueue(conn: &mut PgConnection, event: &NewEvent) -> Result<(), sq
     .bind(&event.topic)
     .bind(&event.payload)
     .bind(&event.headers)
+    .bind(channel)
     .execute(conn)
     .await?;
     Ok(())

@@ -27,7 +27,7 @@ const CLAIM: &str = "
     SELECT o.id, o.seq, o.aggregate_type, o.aggregate_id, o.event_type, o.topic, o.payload,
            o.headers, o.created_at, o.attempts
     FROM outbox o
-    WHERE o.status = 'PENDING' AND o.next_attempt_at <= now()
+    WHERE o.status = 'PENDING' AND o.next_attempt_at <= now() AND o.channel = $2
       AND NOT EXISTS (
           SELECT 1 FROM outbox earlier
           WHERE earlier.aggregate_id = o.aggregate_id
@@ -62,14 +62,27 @@ pub struct Relay<P> {
     pool: PgPool,
     publisher: P,
     settings: RelaySettings,
+    channel: &'static str,
 }
 
 impl<P: Publisher> Relay<P> {
+    /// The Kafka relay.
     pub fn new(pool: PgPool, publisher: P, settings: RelaySettings) -> Self {
+        Self::for_channel(pool, publisher, settings, crate::channels::KAFKA)
+    }
+
+    /// A relay for the rows of another channel (see [`crate::channels`]).
+    pub fn for_channel(
+        pool: PgPool,
+        publisher: P,
+        settings: RelaySettings,
+        channel: &'static str,
+    ) -> Self {
         Self {
             pool,
             publisher,
             settings,
+            channel,
         }
     }
 
@@ -78,6 +91,7 @@ impl<P: Publisher> Relay<P> {
         let mut tx = self.pool.begin().await?;
         let records: Vec<OutboxRecord> = sqlx::query_as(CLAIM)
             .bind(self.settings.batch_size)
+            .bind(self.channel)
             .fetch_all(&mut *tx)
             .await?;
         let mut report = StepReport {

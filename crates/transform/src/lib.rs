@@ -1,17 +1,20 @@
 //! The transform consumer's handler: an `EdiMessageReceived` event in; canonical invoices
 //! (EN 16931 model) and their `InvoiceTransformed` events out, or one
-//! `EdiMessageRejected` event with the faults and their positions.
+//! `EdiMessageRejected` event with the faults and their positions. When UNB asks for an
+//! acknowledgement, an `EdiAcknowledgementIssued` event with the CONTRL follows.
 //!
 //! Architecture invariant: the inbox row, the canonical invoice rows and the outbox rows
 //! commit in one transaction.
 
-use chrono::NaiveDate;
+use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 use edihub_config::TopicSettings;
-use edihub_edifact::check;
+use edihub_edifact::check::{self, Report};
+use edihub_edifact::contrl::{self, ContrlParams, Prepared};
 use edihub_edifact::invoic::CanonicalInvoice;
 use edihub_events::{
-    AGGREGATE_EDI_MESSAGE, EdiMessageReceived, EdiMessageRejected, Envelope, EventHandler, Fault,
-    Handled, InvoiceTransformed, event_types, headers,
+    AGGREGATE_EDI_MESSAGE, AcknowledgementAction, EdiAcknowledgementIssued, EdiMessageReceived,
+    EdiMessageRejected, Envelope, EventHandler, Fault, Handled, InvoiceTransformed, event_types,
+    headers,
 };
 use edihub_outbox::NewEvent;
 use sqlx::{PgConnection, PgPool};
@@ -70,11 +73,13 @@ impl Transformer {
         let (message_id, stored) =
             edihub_journal::resolve_claim_check(&mut tx, &received.payload).await?;
 
-        let correlation = event.correlation_id.clone();
-        let outcome = match map_invoices(&stored.payload) {
+        let propagated = correlation_headers(event);
+        let report = check::evaluate(&stored.payload);
+        let acknowledgement = acknowledgement(&report, message_id, &received);
+        let outcome = match decide(report) {
             Ok(invoices) => {
                 for invoice in &invoices {
-                    self.store_invoice(&mut tx, message_id, invoice, correlation.as_deref())
+                    self.store_invoice(&mut tx, message_id, invoice, &propagated)
                         .await?;
                 }
                 Outcome::Transformed {
@@ -94,13 +99,35 @@ impl Transformer {
                         event_type: event_types::EDI_MESSAGE_REJECTED.into(),
                         topic: self.topics.inbound_rejected.clone(),
                         payload: serde_json::to_value(&rejected)?,
-                        headers: correlation_headers(correlation.as_deref()),
+                        headers: propagated.clone(),
                     },
                 )
                 .await?;
                 Outcome::Rejected { faults: count }
             }
         };
+        // After the decision's events, under the same aggregate: the relay publishes
+        // them in this order.
+        if let Some(ack) = acknowledgement {
+            tracing::info!(
+                action = ?ack.action,
+                contrl_reference = %ack.contrl_reference,
+                "CONTRL issued"
+            );
+            edihub_outbox::enqueue(
+                &mut tx,
+                &NewEvent {
+                    id: Uuid::now_v7(),
+                    aggregate_type: AGGREGATE_EDI_MESSAGE.into(),
+                    aggregate_id: message_id.to_string(),
+                    event_type: event_types::EDI_ACKNOWLEDGEMENT_ISSUED.into(),
+                    topic: self.topics.acknowledgement_issued.clone(),
+                    payload: serde_json::to_value(&ack)?,
+                    headers: propagated.clone(),
+                },
+            )
+            .await?;
+        }
         tx.commit().await?;
         tracing::info!(?outcome, "transformed");
         Ok(outcome)
@@ -111,7 +138,7 @@ impl Transformer {
         tx: &mut PgConnection,
         message_id: Uuid,
         invoice: &CanonicalInvoice,
-        correlation: Option<&str>,
+        propagated: &serde_json::Value,
     ) -> Result<(), TransformError> {
         let invoice_id = Uuid::now_v7();
         let canonical = serde_json::to_value(invoice)?;
@@ -147,7 +174,7 @@ impl Transformer {
                 event_type: event_types::INVOICE_TRANSFORMED.into(),
                 topic: self.topics.invoice_canonical.clone(),
                 payload: serde_json::to_value(&event)?,
-                headers: correlation_headers(correlation),
+                headers: propagated.clone(),
             },
         )
         .await?;
@@ -155,22 +182,88 @@ impl Transformer {
     }
 }
 
-fn correlation_headers(correlation: Option<&str>) -> serde_json::Value {
-    match correlation {
-        Some(id) => serde_json::json!({ headers::CORRELATION_ID: id }),
-        None => serde_json::json!({}),
+/// The outbox headers of the events enqueued for `event`: its correlation id, and the
+/// trace context of its handling (the consumer loop's span), so the next consumer
+/// continues the same trace.
+fn correlation_headers(event: &Envelope) -> serde_json::Value {
+    let mut propagated = serde_json::Map::new();
+    if let Some(id) = &event.correlation_id {
+        propagated.insert(headers::CORRELATION_ID.into(), id.as_str().into());
     }
+    if let Some(trace) = &event.traceparent {
+        propagated.insert(headers::TRACEPARENT.into(), trace.to_string().into());
+    }
+    serde_json::Value::Object(propagated)
 }
 
 /// Parses, validates and maps an interchange with [`edihub_edifact::check::evaluate`]
 /// (the same code path as `edihub edifact check`); every fault, with its position, when
 /// the interchange must be rejected.
 pub fn map_invoices(payload: &[u8]) -> Result<Vec<CanonicalInvoice>, Vec<Fault>> {
-    let report = check::evaluate(payload);
+    decide(check::evaluate(payload))
+}
+
+fn decide(report: Report) -> Result<Vec<CanonicalInvoice>, Vec<Fault>> {
     if report.must_reject() {
         return Err(report.faults.iter().map(to_event_fault).collect());
     }
     Ok(report.invoices)
+}
+
+/// The `EdiAcknowledgementIssued` event for an interchange whose UNB asks for a CONTRL
+/// ([`contrl::build`] decides), `None` otherwise.
+///
+/// Everything in it is derived from the message, never from the clock or a random
+/// source: the CONTRL's interchange reference from the message id
+/// ([`contrl_reference`]), its message reference is `1` and its preparation time is the
+/// time of receipt. A redelivered event therefore yields the same CONTRL byte for byte.
+pub fn acknowledgement(
+    report: &Report,
+    message_id: Uuid,
+    received: &EdiMessageReceived,
+) -> Option<EdiAcknowledgementIssued> {
+    let header = report.header.as_ref()?;
+    let params = ContrlParams {
+        interchange_reference: contrl_reference(message_id),
+        message_reference: "1".to_owned(),
+        prepared: prepared(received.received_at),
+    };
+    let contrl = contrl::build(report, &params)?;
+    Some(EdiAcknowledgementIssued {
+        message_id,
+        as2_from: received.as2_from.clone(),
+        as2_to: received.as2_to.clone(),
+        acknowledged_reference: contrl.acknowledged_reference,
+        unb_sender: header.sender_id.clone(),
+        unb_recipient: header.recipient_id.clone(),
+        action: match contrl.action {
+            contrl::Action::Accepted => AcknowledgementAction::Accepted,
+            contrl::Action::Rejected => AcknowledgementAction::Rejected,
+        },
+        contrl_reference: contrl.interchange_reference,
+        syntax_identifier: contrl.syntax_identifier,
+        contrl: contrl.text,
+    })
+}
+
+/// The CONTRL's own interchange control reference (an..14): the last 14 hex digits of
+/// the message id, upper case because UNOA has no lower case. Those digits are random
+/// bits in UUID v4 and v7 alike (v7 puts its timestamp first), so references of
+/// different messages collide no more than 56 random bits do.
+pub fn contrl_reference(message_id: Uuid) -> String {
+    let mut hex = message_id.simple().to_string().to_ascii_uppercase();
+    hex.split_off(hex.len() - 14)
+}
+
+fn prepared(at: DateTime<Utc>) -> Prepared {
+    let two = |n: u32| u8::try_from(n).unwrap_or_default();
+    Prepared {
+        year: u16::try_from(at.year()).unwrap_or_default(),
+        month: two(at.month()),
+        day: two(at.day()),
+        hour: two(at.hour()),
+        minute: two(at.minute()),
+    }
 }
 
 /// The published form of a fault (crates/events has no dependency on the parser).

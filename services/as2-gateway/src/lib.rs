@@ -3,17 +3,24 @@
 
 mod error;
 mod routes;
-mod security;
+mod serve;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings};
+use edihub_mdn_delivery::MdnPoster;
+use edihub_outbox::{Relay, channels};
+use edihub_partners::Directory;
+use edihub_partners::live::LiveDirectory;
 use serde::Deserialize;
 use sqlx::PgPool;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 /// The gateway's settings (see the README for the file format and variables).
@@ -30,13 +37,65 @@ pub struct Settings {
 pub struct AppState {
     pub pool: PgPool,
     pub settings: Settings,
-    /// Keys and certificates, loaded from the files the settings name.
-    security: security::Security,
+    /// The hub's identities and the partnerships (settings file and database), kept
+    /// current by a reload task.
+    directory: Arc<LiveDirectory>,
+    /// Per-partner request allowances (`gateway.max_concurrent_per_partner`).
+    slots: PartnerSlots,
+}
+
+/// One semaphore per known partner (created on its first request), and one shared by
+/// every AS2-From that names no known partner, so random names cannot grow the map.
+pub(crate) struct PartnerSlots {
+    limit: usize,
+    partners: std::sync::Mutex<HashMap<String, Arc<Semaphore>>>,
+    strangers: Arc<Semaphore>,
+}
+
+impl PartnerSlots {
+    fn new(limit: usize) -> Self {
+        let limit = limit.max(1);
+        Self {
+            limit,
+            partners: std::sync::Mutex::default(),
+            strangers: Arc::new(Semaphore::new(limit)),
+        }
+    }
+
+    /// A slot for a request from `as2_from`, or `None` when all are taken.
+    pub(crate) fn try_acquire(
+        &self,
+        directory: &Directory,
+        as2_from: &str,
+    ) -> Option<OwnedSemaphorePermit> {
+        let semaphore = if directory.partner(as2_from).is_some() {
+            let mut partners = self.partners.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(
+                partners
+                    .entry(as2_from.to_owned())
+                    .or_insert_with(|| Arc::new(Semaphore::new(self.limit))),
+            )
+        } else {
+            Arc::clone(&self.strangers)
+        };
+        semaphore.try_acquire_owned().ok()
+    }
+
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
 }
 
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    /// Delivers asynchronous MDNs (outbox channel `as2-mdn`) while the gateway runs.
+    mdn_relay: Relay<MdnPoster>,
+    directory: Arc<LiveDirectory>,
+    pool: PgPool,
+    reload_interval: Duration,
+    /// Request heads longer than this are not unfolded (hyper refuses them anyway).
+    max_head_bytes: usize,
 }
 
 impl Application {
@@ -50,14 +109,40 @@ impl Application {
     /// Fails when a key or certificate file named in the settings cannot be read or
     /// does not parse, so a misconfigured gateway never starts accepting.
     pub async fn build_with_pool(settings: Settings, pool: PgPool) -> anyhow::Result<Self> {
-        let security = security::Security::load(&settings.gateway)?;
+        let directory = Arc::new(LiveDirectory::new(&settings.gateway)?);
+        // The database's partners before the first request when the database is up;
+        // when it is not, the reload task keeps trying (file partners work meanwhile).
+        if let Err(error) = directory.reload(&pool).await {
+            tracing::warn!(%error, "partners from the database not loaded yet");
+        }
         let listener = TcpListener::bind(&settings.gateway.listen).await?;
+        let async_mdn = &settings.gateway.async_mdn;
+        let client = edihub_mdn_delivery::http_client(Duration::from_millis(async_mdn.timeout_ms))?;
+        let mdn_relay = Relay::for_channel(
+            pool.clone(),
+            MdnPoster::new(pool.clone(), client),
+            async_mdn.retry.clone(),
+            channels::AS2_MDN,
+        );
+        let slots = PartnerSlots::new(settings.gateway.max_concurrent_per_partner);
+        let reload_interval = Duration::from_millis(settings.gateway.partner_reload_ms);
+        // hyper's own head limit is about 400 KiB; past that, unfolding is moot.
+        let max_head_bytes = settings.gateway.max_header_bytes.max(64 * 1024) * 2;
         let router = router(Arc::new(AppState {
-            pool,
+            pool: pool.clone(),
             settings,
-            security,
+            directory: Arc::clone(&directory),
+            slots,
         }));
-        Ok(Self { listener, router })
+        Ok(Self {
+            listener,
+            router,
+            mdn_relay,
+            directory,
+            pool,
+            reload_interval,
+            max_head_bytes,
+        })
     }
 
     pub fn address(&self) -> SocketAddr {
@@ -66,11 +151,30 @@ impl Application {
             .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
-    /// Serves until `shutdown`, then lets in-flight requests finish.
+    /// Serves until `shutdown`, then lets in-flight requests finish. Asynchronous MDNs
+    /// are delivered meanwhile; a delivery cut short by shutdown is retried by the next
+    /// gateway to run (its row stays PENDING).
     pub async fn run_until_stopped(self, shutdown: CancellationToken) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await
+        let relay_shutdown = shutdown.clone();
+        let mdn_relay = self.mdn_relay;
+        let deliveries = async move {
+            // `run` fails only when it cannot LISTEN (database down): the rows wait in
+            // the outbox, so try again until the database is back or we stop.
+            while let Err(error) = mdn_relay.run(relay_shutdown.clone()).await {
+                tracing::error!(%error, "async MDN delivery interrupted; retrying in 5 s");
+                tokio::select! {
+                    _ = relay_shutdown.cancelled() => break,
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                }
+            }
+        };
+        let directory = Arc::clone(&self.directory);
+        let (pool, interval) = (self.pool.clone(), self.reload_interval);
+        let reload_shutdown = shutdown.clone();
+        let reloads = async move { directory.run(&pool, interval, reload_shutdown).await };
+        let server = serve::serve(self.listener, self.router, self.max_head_bytes, shutdown);
+        let (served, (), ()) = tokio::join!(server, deliveries, reloads);
+        served
     }
 }
 

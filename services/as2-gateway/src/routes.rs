@@ -10,9 +10,11 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use edihub_as2::{As2Headers, Disposition, DispositionError, MdnReport};
 use edihub_edifact::InterchangeHeader;
+use edihub_events::trace::TraceParent;
 use edihub_events::{AGGREGATE_EDI_MESSAGE, ClaimCheck, EdiMessageReceived, event_types, headers};
 use edihub_journal::{AcceptedMessage, JournalError, Refusal, StoredMdn};
 use edihub_outbox::NewEvent;
+use edihub_partners::Directory;
 use std::sync::Arc;
 use tracing::Instrument;
 use uuid::Uuid;
@@ -24,15 +26,36 @@ pub async fn receive(
     request_headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
+    let limit = state.settings.gateway.max_header_bytes;
+    let size: usize = request_headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum();
+    if size > limit {
+        return Err(GatewayError::HeadersTooLarge { size, limit });
+    }
     let as2 = As2Headers::from_pairs(
         request_headers
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_bytes())),
     )
     .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+    // Held until the answer is built; dropped with the future if the client goes away.
+    let Some(_slot) = state
+        .slots
+        .try_acquire(&state.directory.current(), &as2.as2_from)
+    else {
+        return Err(GatewayError::TooBusy {
+            partner: as2.as2_from.clone(),
+            limit: state.slots.limit(),
+        });
+    };
     let message_id = Uuid::now_v7();
+    let trace = trace_context(&request_headers, message_id);
     let span = tracing::info_span!(
         "as2_receive",
+        trace_id = %trace.trace_id(),
+        span_id = %trace.parent_id(),
         %message_id,
         as2_message_id = %as2.message_id,
         as2_from = %as2.as2_from,
@@ -51,29 +74,32 @@ async fn receive_message(
 ) -> Result<Response, GatewayError> {
     let settings = &state.settings.gateway;
     let now = Utc::now();
+    // This request's view of partners and identities, even if they change meanwhile.
+    let directory = state.directory.current();
 
-    // A resend gets the MDN it got the first time, and nothing new is written.
+    let async_url = requested_async_url(&directory, &as2);
+
+    // A resend gets the MDN it got the first time, and nothing new is journaled.
     if let Some((original_id, mdn)) =
         edihub_journal::find_mdn(&state.pool, &as2.as2_from, &as2.as2_to, &as2.message_id)
             .await
             .map_err(|e| GatewayError::Unavailable(e.to_string()))?
     {
         tracing::info!(%original_id, "resend of an accepted message: original MDN returned");
-        edihub_metrics::AS2_MESSAGES
-            .with_label_values(&["resend"])
-            .inc();
-        return Ok(mdn_response(&as2, &mdn));
+        return answer_resend(&state, &as2, original_id, &mdn, async_url).await;
     }
 
-    let known_partner = settings.partners.iter().any(|p| p.as2_id == as2.as2_from);
-    if as2.as2_to != settings.hub_as2_id || !known_partner {
-        let reason = if as2.as2_to != settings.hub_as2_id {
+    let hub = directory.identity(&as2.as2_to);
+    let partner = directory.partner(&as2.as2_from);
+    if hub.is_none() || partner.is_none() {
+        let reason = if hub.is_none() {
             format!("AS2-To {:?} is not this hub", as2.as2_to)
         } else {
             format!("AS2-From {:?} is not a configured partner", as2.as2_from)
         };
         return refuse(
             &state,
+            &directory,
             &as2,
             DispositionError::AuthenticationFailed,
             &reason,
@@ -81,35 +107,49 @@ async fn receive_message(
         )
         .await;
     }
+    // Checked before any work: the hub never POSTs where the partnership did not say.
+    let async_url = match async_url {
+        Some(Err(refused)) => {
+            return refuse(
+                &state,
+                &directory,
+                &as2,
+                DispositionError::UnexpectedProcessingError,
+                &refused.to_string(),
+                body.len(),
+            )
+            .await;
+        }
+        Some(Ok(url)) => Some(url),
+        None => None,
+    };
     // Decrypt, verify, decompress. CPU-bound (RSA), so off the async workers.
     let unwrapped = {
-        let state = Arc::clone(&state);
+        let directory = Arc::clone(&directory);
         let as2 = as2.clone();
         let body = body.clone();
+        let max_decompressed_bytes = settings.max_decompressed_bytes;
         let transfer_encoding = request_headers
             .get("content-transfer-encoding")
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         tokio::task::spawn_blocking(move || {
-            let partner = state
-                .security
-                .partners
-                .get(&as2.as2_from)
-                .map(|p| p.security(now.timestamp()))
-                .unwrap_or(edihub_as2::PartnerSecurity {
-                    certificates: &[],
-                    require_signature: false,
-                    require_encryption: false,
-                    allow_expired: false,
-                    now_unix: now.timestamp(),
+            let hub = directory
+                .identity(&as2.as2_to)
+                .and_then(|h| h.keys.as_ref());
+            let Some(partner) = directory.partner(&as2.as2_from) else {
+                return Err(edihub_as2::InboundRefusal {
+                    disposition: DispositionError::AuthenticationFailed,
+                    reason: format!("AS2-From {:?} is not a configured partner", as2.as2_from),
                 });
+            };
             edihub_as2::unwrap_inbound(
                 &as2,
                 transfer_encoding.as_deref(),
                 &body,
-                state.security.hub.as_ref(),
-                &partner,
-                state.settings.gateway.max_decompressed_bytes,
+                hub,
+                &partner.security(now.timestamp()),
+                max_decompressed_bytes,
             )
         })
         .await
@@ -120,6 +160,7 @@ async fn receive_message(
         Err(refusal) => {
             return refuse(
                 &state,
+                &directory,
                 &as2,
                 refusal.disposition,
                 &refusal.reason,
@@ -145,19 +186,14 @@ async fn receive_message(
     }
     let mdn = build_mdn(
         &state,
+        &directory,
         &as2,
-        MdnReport {
-            reporting_ua: REPORTING_UA.into(),
-            original_recipient: settings.hub_as2_id.clone(),
-            final_recipient: settings.hub_as2_id.clone(),
-            original_message_id: as2.message_id.clone(),
-            received_content_mic: Some(mic),
-            disposition: Disposition::Processed,
-            human_text: format!(
-                "The message {} was received and stored by edihub as {message_id}.",
-                as2.message_id
-            ),
-        },
+        Disposition::Processed,
+        Some(mic),
+        format!(
+            "The message {} was received and stored by edihub as {message_id}.",
+            as2.message_id
+        ),
     )?;
 
     let correlation_id = request_headers
@@ -200,15 +236,37 @@ async fn receive_message(
         topic: state.settings.kafka.topics.inbound_received.clone(),
         payload: serde_json::to_value(&event)
             .map_err(|e| GatewayError::Unavailable(e.to_string()))?,
-        headers: serde_json::json!({ headers::CORRELATION_ID: correlation_id }),
+        headers: serde_json::json!({
+            headers::CORRELATION_ID: correlation_id,
+            headers::TRACEPARENT: trace_context(&request_headers, message_id).to_string(),
+        }),
     };
 
-    match edihub_journal::accept(&state.pool, &message, &mdn, &outbox_event).await {
+    let delivery = async_url
+        .as_ref()
+        .map(|url| edihub_mdn_delivery::delivery_event(message_id, &as2.as2_from, url));
+    match edihub_journal::accept(
+        &state.pool,
+        &message,
+        &mdn,
+        &outbox_event,
+        delivery.as_ref(),
+    )
+    .await
+    {
         Ok(()) => {
-            tracing::info!(size = message.payload.len(), "message accepted");
+            tracing::info!(
+                size = message.payload.len(),
+                async_mdn = delivery.is_some(),
+                "message accepted"
+            );
             edihub_metrics::AS2_MESSAGES
                 .with_label_values(&["processed"])
                 .inc();
+            if delivery.is_some() {
+                // RFC 4130 7.3: the HTTP response only says the request arrived.
+                return Ok(StatusCode::OK.into_response());
+            }
             Ok(mdn_response(&as2, &mdn))
         }
         // A concurrent copy of the same message won the race: answer with its MDN.
@@ -217,11 +275,9 @@ async fn receive_message(
                 .await
                 .map_err(|e| GatewayError::Unavailable(e.to_string()))?
             {
-                Some((_, original)) => {
-                    edihub_metrics::AS2_MESSAGES
-                        .with_label_values(&["resend"])
-                        .inc();
-                    Ok(mdn_response(&as2, &original))
+                Some((original_id, original)) => {
+                    let async_url = async_url.map(Ok);
+                    answer_resend(&state, &as2, original_id, &original, async_url).await
                 }
                 None => Err(GatewayError::Unavailable(
                     "duplicate message without a stored MDN".into(),
@@ -232,18 +288,82 @@ async fn receive_message(
     }
 }
 
-/// Builds the MDN, signed when the partner asked for a pkcs7-signature receipt and the
-/// hub has a key (otherwise unsigned, which RFC 4130 allows the partner to refuse).
-fn build_mdn(
+/// The partner's `Receipt-Delivery-Option`, when it asked for an MDN at all, checked
+/// against the partnership's `async_mdn_urls`. `None`: a synchronous MDN (or none).
+fn requested_async_url(
+    directory: &Directory,
+    as2: &As2Headers,
+) -> Option<Result<url::Url, edihub_as2::receipt_url::ReceiptUrlError>> {
+    as2.disposition_notification_to.as_ref()?;
+    let requested = as2.receipt_delivery_option.as_deref()?;
+    let allowed = directory
+        .partner(&as2.as2_from)
+        .map(|p| p.async_mdn_urls.as_slice())
+        .unwrap_or_default();
+    Some(edihub_as2::receipt_url::check(requested, allowed))
+}
+
+/// Answers a resent message with the MDN of the original: again asynchronously when it
+/// asks for that at an allowed URL, otherwise in the response.
+async fn answer_resend(
     state: &AppState,
     as2: &As2Headers,
-    report: MdnReport,
+    original_id: Uuid,
+    mdn: &StoredMdn,
+    async_url: Option<Result<url::Url, edihub_as2::receipt_url::ReceiptUrlError>>,
+) -> Result<Response, GatewayError> {
+    edihub_metrics::AS2_MESSAGES
+        .with_label_values(&["resend"])
+        .inc();
+    match async_url {
+        Some(Ok(url)) => {
+            let delivery = edihub_mdn_delivery::delivery_event(original_id, &as2.as2_from, &url);
+            edihub_mdn_delivery::enqueue_redelivery(&state.pool, &delivery)
+                .await
+                .map_err(|e| GatewayError::Unavailable(e.to_string()))?;
+            Ok(StatusCode::OK.into_response())
+        }
+        Some(Err(refused)) => {
+            // The original was accepted, so it is not refused now; the URL is not used.
+            tracing::warn!(%refused, "resend asks for a disallowed async MDN URL: MDN returned in the response");
+            Ok(mdn_response(as2, mdn))
+        }
+        None => Ok(mdn_response(as2, mdn)),
+    }
+}
+
+/// Builds the MDN, signed when the partner asked for a pkcs7-signature receipt and the
+/// hub has a key (otherwise unsigned, which RFC 4130 allows the partner to refuse).
+///
+/// The MDN comes from the identity the message was addressed to; when AS2-To is not one
+/// of ours (a refusal), from the hub's main identity (`gateway.hub_as2_id`).
+fn build_mdn(
+    state: &AppState,
+    directory: &Directory,
+    as2: &As2Headers,
+    disposition: Disposition,
+    received_content_mic: Option<edihub_as2::Mic>,
+    human_text: String,
 ) -> Result<StoredMdn, GatewayError> {
+    let main_id = &state.settings.gateway.hub_as2_id;
+    let hub = directory
+        .identity(&as2.as2_to)
+        .or_else(|| directory.identity(main_id));
+    let hub_as2_id = hub.map_or(main_id.as_str(), |h| h.as2_id.as_str());
+    let report = MdnReport {
+        reporting_ua: REPORTING_UA.into(),
+        original_recipient: hub_as2_id.to_owned(),
+        final_recipient: hub_as2_id.to_owned(),
+        original_message_id: as2.message_id.clone(),
+        received_content_mic,
+        disposition,
+        human_text,
+    };
     let mdn_message_id = format!("{}@edihub", Uuid::now_v7());
     let boundary = format!("----=_edihub_{}", Uuid::new_v4().simple());
     let mut built = edihub_as2::build_mdn(
         &report,
-        &state.settings.gateway.hub_as2_id,
+        hub_as2_id,
         &as2.as2_from,
         &mdn_message_id,
         &boundary,
@@ -253,7 +373,7 @@ fn build_mdn(
         .and_then(|o| o.signed_receipt_protocol.as_ref())
         .is_some_and(|(_, protocol)| protocol == "pkcs7-signature");
     if signed_requested {
-        match &state.security.hub {
+        match hub.and_then(|h| h.keys.as_ref()) {
             Some(identity) => {
                 let alg = options
                     .and_then(|o| o.micalg.first().copied())
@@ -291,6 +411,7 @@ fn disposition_text(disposition: &Disposition) -> String {
 /// Nothing reaches the journal or the outbox.
 async fn refuse(
     state: &AppState,
+    directory: &Directory,
     as2: &As2Headers,
     error: DispositionError,
     reason: &str,
@@ -315,16 +436,11 @@ async fn refuse(
     }
     let mdn = build_mdn(
         state,
+        directory,
         as2,
-        MdnReport {
-            reporting_ua: REPORTING_UA.into(),
-            original_recipient: state.settings.gateway.hub_as2_id.clone(),
-            final_recipient: state.settings.gateway.hub_as2_id.clone(),
-            original_message_id: as2.message_id.clone(),
-            received_content_mic: None,
-            disposition: Disposition::Failed(error),
-            human_text: format!("The message {} was refused: {reason}.", as2.message_id),
-        },
+        Disposition::Failed(error),
+        None,
+        format!("The message {} was refused: {reason}.", as2.message_id),
     )?;
     Ok(mdn_response(as2, &mdn))
 }
@@ -361,4 +477,17 @@ fn headers_json(headers: &HeaderMap) -> serde_json::Value {
         })
         .collect();
     serde_json::Value::Object(map)
+}
+
+/// The trace context of our span for this request: a child of the request's
+/// `traceparent` when it carries exactly one valid value, else a new trace (W3C Trace
+/// Context). Derived from the message id, so `receive` (the span's fields) and
+/// `receive_message` (the outbox headers) compute the same context.
+fn trace_context(request_headers: &HeaderMap, message_id: Uuid) -> TraceParent {
+    let mut values = request_headers.get_all(headers::TRACEPARENT).iter();
+    let incoming = match (values.next(), values.next()) {
+        (Some(value), None) => value.to_str().ok(),
+        _ => None,
+    };
+    TraceParent::for_message(incoming, message_id)
 }

@@ -26,16 +26,18 @@ pub async fn init(settings: &Settings) -> anyhow::Result<()> {
             &topics.inbound_received,
             &topics.invoice_canonical,
             &topics.inbound_rejected,
+            &topics.acknowledgement_issued,
             &topics.dead_letter,
         ],
     )
     .await
     .context("creating topics")?;
     println!(
-        "topics ready: {}, {}, {}, {}",
+        "topics ready: {}, {}, {}, {}, {}",
         topics.inbound_received,
         topics.invoice_canonical,
         topics.inbound_rejected,
+        topics.acknowledgement_issued,
         topics.dead_letter
     );
     let store = ArchiveStore::new(&settings.s3);

@@ -3,14 +3,17 @@
 //! Both commands call [`edihub_edifact::check::evaluate`], the function behind
 //! `edihub_transform::map_invoices`, so what they print is exactly what the hub would
 //! publish: the same faults (an `EdiMessageRejected`) or the same canonical invoices
-//! (`InvoiceTransformed`).
+//! (`InvoiceTransformed`). `check --contrl` also prints the CONTRL of an
+//! `EdiAcknowledgementIssued`, built by the same [`edihub_edifact::contrl::build`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use chrono::{Datelike, Timelike, Utc};
 use clap::Subcommand;
 use edihub_edifact::check::{self, Report};
+use edihub_edifact::contrl::{self, ContrlParams, Prepared};
 
 /// Exit status when the interchange must be rejected.
 const REJECTED: i32 = 1;
@@ -20,7 +23,14 @@ pub enum EdifactCommand {
     /// Print every fault of the interchange in FILE with its segment number and byte
     /// offset, and the EN 16931 total warnings of each invoice. Exits with status 1 when
     /// the hub would reject the interchange.
-    Check { file: PathBuf },
+    Check {
+        file: PathBuf,
+        /// Also print the CONTRL the hub would send back when UNB asks for one (0031 =
+        /// 1), with the interchange reference PREVIEW and the current time where the hub
+        /// uses the message id and the time of receipt.
+        #[arg(long)]
+        contrl: bool,
+    },
     /// Print the canonical invoice JSON of FILE, one invoice per INVOIC message (one JSON
     /// document per line, or indented with --pretty). When the interchange must be
     /// rejected, the faults go to stderr and the exit status is 1; invoices that did map
@@ -34,9 +44,13 @@ pub enum EdifactCommand {
 
 pub fn run(command: EdifactCommand) -> anyhow::Result<()> {
     let rejected = match command {
-        EdifactCommand::Check { file } => {
+        EdifactCommand::Check { file, contrl } => {
             let report = evaluate(&file)?;
-            print_check(&file, &report, &mut std::io::stdout().lock())?;
+            let mut out = std::io::stdout().lock();
+            print_check(&file, &report, &mut out)?;
+            if contrl {
+                print_contrl(&file, &report, &preview_params(), &mut out)?;
+            }
             report.must_reject()
         }
         EdifactCommand::Convert { file, pretty } => {
@@ -115,6 +129,47 @@ fn print_check(file: &Path, report: &Report, out: &mut impl Write) -> std::io::R
     out.flush()
 }
 
+fn preview_params() -> ContrlParams {
+    let now = Utc::now();
+    let two = |n: u32| u8::try_from(n).unwrap_or_default();
+    ContrlParams {
+        interchange_reference: "PREVIEW".to_owned(),
+        message_reference: "1".to_owned(),
+        prepared: Prepared {
+            year: u16::try_from(now.year()).unwrap_or_default(),
+            month: two(now.month()),
+            day: two(now.day()),
+            hour: two(now.hour()),
+            minute: two(now.minute()),
+        },
+    }
+}
+
+/// The `check --contrl` addition: the CONTRL as the hub would send it (as text, on one
+/// line), or why there is none.
+fn print_contrl(
+    file: &Path,
+    report: &Report,
+    params: &ContrlParams,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let name = file.display();
+    match contrl::build(report, params) {
+        Some(c) => {
+            writeln!(out, "{name}: CONTRL ({}):", c.action.as_str())?;
+            writeln!(out, "{}", c.text)?;
+        }
+        None if report.header.is_none() => {
+            writeln!(out, "{name}: no CONTRL: UNB is unreadable")?;
+        }
+        None => writeln!(
+            out,
+            "{name}: no CONTRL: UNB does not ask for an acknowledgement (0031)"
+        )?,
+    }
+    out.flush()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +206,39 @@ mod tests {
         assert!(
             text.ends_with("f.edi: rejected: 2 fault(s), 0 warning(s)\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn check_contrl_prints_the_contrl_or_why_there_is_none() {
+        let params = ContrlParams {
+            interchange_reference: "PREVIEW".into(),
+            message_reference: "1".into(),
+            prepared: Prepared {
+                year: 2026,
+                month: 12,
+                day: 2,
+                hour: 14,
+                minute: 0,
+            },
+        };
+        let print = |input: &str| {
+            let mut out = Vec::new();
+            let report = check::evaluate(input.as_bytes());
+            print_contrl(Path::new("f.edi"), &report, &params, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let acked = SAMPLE.replace("+EH000001++INVOIC'", "+EH000001++INVOIC++1'");
+        let text = print(&acked);
+        assert!(
+            text.starts_with("f.edi: CONTRL (accepted):\nUNA:+.? 'UNB+"),
+            "{text}"
+        );
+        assert!(text.contains("+261202:1400+PREVIEW'"), "{text}");
+        assert!(text.ends_with("UNZ+1+PREVIEW'\n"), "{text}");
+        assert_eq!(
+            print(SAMPLE),
+            "f.edi: no CONTRL: UNB does not ask for an acknowledgement (0031)\n"
         );
     }
 

@@ -4,6 +4,7 @@
 mod commands;
 mod edifact_cmd;
 mod outbox_cmd;
+mod partner_cmd;
 
 use clap::{Parser, Subcommand};
 use edihub_config::{DatabaseSettings, KafkaSettings, S3Settings};
@@ -95,6 +96,16 @@ enum Command {
         #[command(subcommand)]
         command: outbox_cmd::InboxCommand,
     },
+    /// Partnerships in the database: add, list, show, update, remove.
+    Partner {
+        #[command(subcommand)]
+        command: partner_cmd::PartnerCommand,
+    },
+    /// The hub's own AS2 identities (name, certificate, private key) in the database.
+    Identity {
+        #[command(subcommand)]
+        command: partner_cmd::IdentityCommand,
+    },
     /// Auditor's tools on the S3 archive.
     Audit {
         #[command(subcommand)]
@@ -160,6 +171,8 @@ async fn main() -> anyhow::Result<()> {
         Command::Edifact { command } => edifact_cmd::run(command),
         Command::Outbox { command } => outbox_cmd::run(&settings, command).await,
         Command::Inbox { command } => outbox_cmd::run_inbox(&settings, command).await,
+        Command::Partner { command } => partner_cmd::run_partner(&settings, command).await,
+        Command::Identity { command } => partner_cmd::run_identity(&settings, command).await,
         Command::Audit {
             command: AuditCommand::Fetch { id, output },
         } => commands::audit_fetch(&settings, &id, output).await,

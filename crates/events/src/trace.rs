@@ -1,0 +1,416 @@
+//! W3C Trace Context (<https://www.w3.org/TR/trace-context/>): the `traceparent` value
+//! that follows one AS2 message from the gateway's request through the outbox and the
+//! Kafka record headers into every consumer's log lines and the events they publish.
+//!
+//! Sans-IO: parsing, validation and formatting only. The ids come from the caller
+//! ([`TraceId::random`] and [`SpanId::random`] are the conveniences the services use).
+//!
+//! Version `00` layout: `00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>`, all hex
+//! lower case. A value that fails to parse is ignored by the receiver, which then starts
+//! a new trace (the specification's rule: a bad header must never fail the request).
+
+use std::fmt;
+use std::str::FromStr;
+use uuid::Uuid;
+
+/// Length of a version-`00` value; a later version may append fields after a `-`.
+const VERSION_00_LEN: usize = 55;
+
+/// Why a `traceparent` value was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TraceParentError {
+    #[error("traceparent has the wrong length")]
+    Length,
+    #[error("traceparent version is not two lower-case hex digits, or is the invalid ff")]
+    Version,
+    #[error("traceparent fields are not separated by '-' where version 00 puts them")]
+    Layout,
+    #[error("traceparent trace-id is not 32 lower-case hex digits, or is all zero")]
+    TraceId,
+    #[error("traceparent parent-id is not 16 lower-case hex digits, or is all zero")]
+    ParentId,
+    #[error("traceparent trace-flags are not two lower-case hex digits")]
+    Flags,
+}
+
+/// The 16-byte id shared by every span of one trace; never all zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TraceId([u8; 16]);
+
+/// The 8-byte id of one span (the `parent-id` of the spans it calls); never all zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SpanId([u8; 8]);
+
+impl TraceId {
+    /// `None` for the all-zero id, which the specification reserves as invalid.
+    pub fn from_bytes(bytes: [u8; 16]) -> Option<Self> {
+        (bytes != [0; 16]).then_some(Self(bytes))
+    }
+
+    /// A new random trace id.
+    pub fn random() -> Self {
+        loop {
+            if let Some(id) = Self::from_bytes(rand::random()) {
+                return id;
+            }
+        }
+    }
+
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.0
+    }
+}
+
+impl SpanId {
+    /// `None` for the all-zero id, which the specification reserves as invalid.
+    pub fn from_bytes(bytes: [u8; 8]) -> Option<Self> {
+        (bytes != [0; 8]).then_some(Self(bytes))
+    }
+
+    /// A new random span id.
+    pub fn random() -> Self {
+        loop {
+            if let Some(id) = Self::from_bytes(rand::random()) {
+                return id;
+            }
+        }
+    }
+
+    pub fn to_bytes(self) -> [u8; 8] {
+        self.0
+    }
+}
+
+impl fmt::Display for TraceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_hex(f, &self.0)
+    }
+}
+
+impl fmt::Display for SpanId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_hex(f, &self.0)
+    }
+}
+
+/// A parsed `traceparent`: the trace, the span that made the call, and the flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TraceParent {
+    trace_id: TraceId,
+    parent_id: SpanId,
+    flags: u8,
+}
+
+impl TraceParent {
+    /// The caller may have recorded the trace.
+    pub const SAMPLED: u8 = 0x01;
+    /// Trace Context level 2: the trace-id's right 7 bytes are random.
+    pub const RANDOM: u8 = 0x02;
+
+    pub fn new(trace_id: TraceId, parent_id: SpanId, flags: u8) -> Self {
+        Self {
+            trace_id,
+            parent_id,
+            flags,
+        }
+    }
+
+    /// The context of a span that starts a new trace. Sampled: the hub logs every
+    /// message, so every trace it starts is recorded.
+    pub fn root(trace_id: TraceId, span_id: SpanId) -> Self {
+        Self::new(trace_id, span_id, Self::SAMPLED)
+    }
+
+    /// [`TraceParent::root`] with fresh random ids.
+    pub fn random_root() -> Self {
+        Self::new(
+            TraceId::random(),
+            SpanId::random(),
+            Self::SAMPLED | Self::RANDOM,
+        )
+    }
+
+    /// The context to pass on from a span `span_id` that continues this one: the same
+    /// trace, `span_id` as the parent-id. Only the flags this version defines are kept
+    /// (unknown bits must not be propagated).
+    pub fn child(&self, span_id: SpanId) -> Self {
+        Self::new(
+            self.trace_id,
+            span_id,
+            self.flags & (Self::SAMPLED | Self::RANDOM),
+        )
+    }
+
+    /// [`TraceParent::child`] with a fresh random span id.
+    pub fn random_child(&self) -> Self {
+        self.child(SpanId::random())
+    }
+
+    /// The context of the hub's span that receives message `message_id`: it continues
+    /// `incoming` (the request's `traceparent`) when that is valid, and otherwise starts
+    /// a new trace whose trace-id is the message id, so an operator can go from one to
+    /// the other. The span id comes from the message id's random bits: the same request
+    /// always yields the same context, wherever it is computed.
+    pub fn for_message(incoming: Option<&str>, message_id: Uuid) -> Self {
+        let bytes = message_id.into_bytes();
+        let mut low = [0; 8];
+        low.copy_from_slice(&bytes[8..]);
+        let span_id = SpanId::from_bytes(low).unwrap_or_else(SpanId::random);
+        match incoming.map(Self::parse) {
+            Some(Ok(parent)) => parent.child(span_id),
+            _ => Self::root(
+                TraceId::from_bytes(bytes).unwrap_or_else(TraceId::random),
+                span_id,
+            ),
+        }
+    }
+
+    pub fn trace_id(&self) -> TraceId {
+        self.trace_id
+    }
+
+    pub fn parent_id(&self) -> SpanId {
+        self.parent_id
+    }
+
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    pub fn sampled(&self) -> bool {
+        self.flags & Self::SAMPLED != 0
+    }
+
+    /// Parses a `traceparent` value. Version `00` must be exactly 55 characters; a later
+    /// version is read as `00` when its first four fields fit that layout (the
+    /// specification's rule for versions this code does not know yet), and formats as
+    /// `00` again.
+    pub fn parse(value: &str) -> Result<Self, TraceParentError> {
+        let bytes = value.as_bytes();
+        if bytes.len() < VERSION_00_LEN {
+            return Err(TraceParentError::Length);
+        }
+        let version = decode_hex::<1>(&bytes[0..2]).ok_or(TraceParentError::Version)?[0];
+        if version == 0xff {
+            return Err(TraceParentError::Version);
+        }
+        if version == 0 && bytes.len() != VERSION_00_LEN {
+            return Err(TraceParentError::Length);
+        }
+        if bytes.len() > VERSION_00_LEN && bytes[VERSION_00_LEN] != b'-' {
+            return Err(TraceParentError::Layout);
+        }
+        if bytes[2] != b'-' || bytes[35] != b'-' || bytes[52] != b'-' {
+            return Err(TraceParentError::Layout);
+        }
+        let trace_id = decode_hex::<16>(&bytes[3..35])
+            .and_then(TraceId::from_bytes)
+            .ok_or(TraceParentError::TraceId)?;
+        let parent_id = decode_hex::<8>(&bytes[36..52])
+            .and_then(SpanId::from_bytes)
+            .ok_or(TraceParentError::ParentId)?;
+        let flags = decode_hex::<1>(&bytes[53..55]).ok_or(TraceParentError::Flags)?[0];
+        Ok(Self::new(trace_id, parent_id, flags))
+    }
+}
+
+impl FromStr for TraceParent {
+    type Err = TraceParentError;
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        Self::parse(value)
+    }
+}
+
+/// The version-`00` header value.
+impl fmt::Display for TraceParent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "00-{}-{}-{:02x}",
+            self.trace_id, self.parent_id, self.flags
+        )
+    }
+}
+
+fn write_hex(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
+    bytes.iter().try_for_each(|b| write!(f, "{b:02x}"))
+}
+
+/// Lower-case hex only: the specification refuses upper case, so that two producers
+/// cannot spell the same id two ways.
+fn decode_hex<const N: usize>(digits: &[u8]) -> Option<[u8; N]> {
+    fn nibble(digit: u8) -> Option<u8> {
+        match digit {
+            b'0'..=b'9' => Some(digit - b'0'),
+            b'a'..=b'f' => Some(digit - b'a' + 10),
+            _ => None,
+        }
+    }
+    if digits.len() != 2 * N {
+        return None;
+    }
+    let mut out = [0; N];
+    for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALID: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    #[test]
+    fn parses_and_formats_a_version_00_value() {
+        let parent = TraceParent::parse(VALID).expect("valid");
+        assert_eq!(
+            parent.trace_id().to_string(),
+            "4bf92f3577b34da6a3ce929d0e0e4736"
+        );
+        assert_eq!(parent.parent_id().to_string(), "00f067aa0ba902b7");
+        assert!(parent.sampled());
+        assert_eq!(parent.to_string(), VALID);
+        let unsampled = VALID.replace("-01", "-00");
+        assert!(!TraceParent::parse(&unsampled).expect("valid").sampled());
+    }
+
+    #[test]
+    fn refuses_invalid_versions() {
+        for value in [
+            VALID.replacen("00", "ff", 1),
+            VALID.replacen("00", "0g", 1),
+            VALID.replacen("00", "0A", 1),
+            VALID.replacen("00", "-0", 1),
+        ] {
+            assert_eq!(
+                TraceParent::parse(&value),
+                Err(TraceParentError::Version),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_all_zero_ids() {
+        let zero_trace = format!("00-{}-00f067aa0ba902b7-01", "0".repeat(32));
+        assert_eq!(
+            TraceParent::parse(&zero_trace),
+            Err(TraceParentError::TraceId)
+        );
+        let zero_parent = format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{}-01", "0".repeat(16));
+        assert_eq!(
+            TraceParent::parse(&zero_parent),
+            Err(TraceParentError::ParentId)
+        );
+        assert_eq!(TraceId::from_bytes([0; 16]), None);
+        assert_eq!(SpanId::from_bytes([0; 8]), None);
+    }
+
+    #[test]
+    fn refuses_upper_case_hex() {
+        assert_eq!(
+            TraceParent::parse(&VALID.replace("4bf92f", "4BF92F")),
+            Err(TraceParentError::TraceId)
+        );
+        assert_eq!(
+            TraceParent::parse(&VALID.replace("00f067aa", "00F067AA")),
+            Err(TraceParentError::ParentId)
+        );
+        let flags = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0A";
+        assert_eq!(TraceParent::parse(flags), Err(TraceParentError::Flags));
+    }
+
+    #[test]
+    fn refuses_wrong_lengths_and_layouts() {
+        assert_eq!(TraceParent::parse(""), Err(TraceParentError::Length));
+        assert_eq!(
+            TraceParent::parse(&VALID[..54]),
+            Err(TraceParentError::Length)
+        );
+        // Version 00 has exactly four fields: nothing may follow the flags.
+        assert_eq!(
+            TraceParent::parse(&format!("{VALID}-extra")),
+            Err(TraceParentError::Length)
+        );
+        assert_eq!(
+            TraceParent::parse(&VALID.replacen('-', "_", 1)),
+            Err(TraceParentError::Layout)
+        );
+        // A short trace-id shifts the separators.
+        let short = "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-011";
+        assert_eq!(TraceParent::parse(short), Err(TraceParentError::Layout));
+        assert_eq!(
+            TraceParent::parse(&format!(" {}", &VALID[..54])),
+            Err(TraceParentError::Version)
+        );
+    }
+
+    #[test]
+    fn reads_a_later_version_as_00_when_its_prefix_fits() {
+        let later = "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        assert_eq!(TraceParent::parse(later).expect("valid").to_string(), VALID);
+        let extended = format!("{later}-what-the-future-holds");
+        assert_eq!(
+            TraceParent::parse(&extended).expect("valid").to_string(),
+            VALID
+        );
+        // A later version must still start a new field after the flags.
+        assert_eq!(
+            TraceParent::parse(&format!("{later}x")),
+            Err(TraceParentError::Layout)
+        );
+    }
+
+    #[test]
+    fn a_child_keeps_the_trace_and_names_the_new_span() {
+        let parent = TraceParent::parse(VALID).expect("valid");
+        let span = SpanId::from_bytes([1, 2, 3, 4, 5, 6, 7, 8]).expect("non-zero");
+        let child = parent.child(span);
+        assert_eq!(child.trace_id(), parent.trace_id());
+        assert_eq!(child.parent_id(), span);
+        assert_eq!(
+            child.to_string(),
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0102030405060708-01"
+        );
+        // Flags this version does not define are not passed on.
+        let odd_flags = TraceParent::parse(&VALID.replace("-01", "-ff")).expect("valid");
+        assert_eq!(odd_flags.child(span).flags(), 0x03);
+        assert_ne!(parent.random_child().parent_id(), parent.parent_id());
+    }
+
+    #[test]
+    fn a_message_continues_a_valid_incoming_trace_or_starts_its_own() {
+        let message_id = Uuid::now_v7();
+        let continued = TraceParent::for_message(Some(VALID), message_id);
+        assert_eq!(
+            continued.trace_id().to_string(),
+            "4bf92f3577b34da6a3ce929d0e0e4736"
+        );
+        assert_ne!(continued.parent_id().to_string(), "00f067aa0ba902b7");
+        assert_eq!(TraceParent::for_message(Some(VALID), message_id), continued);
+
+        for incoming in [
+            None,
+            Some("00-garbage"),
+            Some(&VALID.replace("4bf", "4BF")[..]),
+        ] {
+            let started = TraceParent::for_message(incoming, message_id);
+            assert_eq!(
+                started.trace_id().to_string(),
+                message_id.simple().to_string()
+            );
+            assert_eq!(started.parent_id(), continued.parent_id());
+            assert!(started.sampled());
+        }
+    }
+
+    #[test]
+    fn random_roots_format_and_parse_back() {
+        let root = TraceParent::random_root();
+        assert!(root.sampled());
+        assert_eq!(TraceParent::parse(&root.to_string()), Ok(root));
+        assert_ne!(TraceParent::random_root().trace_id(), root.trace_id());
+    }
+}

@@ -1,0 +1,205 @@
+//! Asynchronous MDNs (RFC 4130 section 7.3), delivered through the outbox.
+//!
+//! The gateway writes a row on the outbox channel [`channels::AS2_MDN`] in the same
+//! transaction as the message and its MDN ([`delivery_event`]), and answers the HTTP
+//! request with an empty 200. A [`Relay`](edihub_outbox::Relay) for that channel, with an
+//! [`MdnPoster`] as its publisher, then POSTs the stored MDN to the partner's URL: so an
+//! MDN is sent only for a committed message, is retried with backoff while the partner's
+//! server is down, and ends FAILED (visible to `edihub outbox failed`) rather than lost.
+//!
+//! The URL was checked against the partnership when the message came in
+//! (`edihub_as2::receipt_url`); the poster follows no redirects, so it cannot be steered
+//! elsewhere afterwards.
+
+use edihub_outbox::{NewEvent, OutboxRecord, Publisher, channels};
+use serde::{Deserialize, Serialize};
+use sqlx::PgPool;
+use std::collections::HashMap;
+use std::time::Duration;
+use tracing::Instrument as _;
+use url::Url;
+use uuid::Uuid;
+
+/// `event_type` of the delivery rows.
+pub const EVENT_TYPE: &str = "As2MdnDelivery";
+/// `aggregate_type` of the delivery rows. Their aggregate id is `mdn:<message id>`, not
+/// the message id, so that a Kafka outage never holds an MDN back (and vice versa).
+pub const AGGREGATE_TYPE: &str = "As2Mdn";
+
+/// The payload of a delivery row; the MDN itself stays in the `mdn` table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MdnDelivery {
+    /// The journal id of the message the MDN answers.
+    pub message_id: Uuid,
+    /// The partner (AS2-From of the message), for operators.
+    pub partner: String,
+    /// Where to POST it; also in the row's `topic`.
+    pub url: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    #[error("cannot build the HTTP client: {0}")]
+    Client(#[from] reqwest::Error),
+}
+
+/// The outbox row that will deliver `message_id`'s stored MDN to `url`.
+pub fn delivery_event(message_id: Uuid, partner: &str, url: &Url) -> NewEvent {
+    let delivery = MdnDelivery {
+        message_id,
+        partner: partner.to_owned(),
+        url: url.to_string(),
+    };
+    NewEvent {
+        id: Uuid::now_v7(),
+        aggregate_type: AGGREGATE_TYPE.into(),
+        aggregate_id: format!("mdn:{message_id}"),
+        event_type: EVENT_TYPE.into(),
+        topic: delivery.url.clone(),
+        payload: serde_json::to_value(&delivery).unwrap_or_default(),
+        headers: serde_json::json!({}),
+    }
+}
+
+/// Queues a delivery outside a message's transaction: a resent message that asks for an
+/// asynchronous MDN gets the stored one again.
+pub async fn enqueue_redelivery(pool: &PgPool, event: &NewEvent) -> Result<(), sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    edihub_outbox::enqueue_on(&mut conn, channels::AS2_MDN, event).await
+}
+
+/// An HTTP client for partners' MDN receivers: no redirects (a 3xx is a failed
+/// attempt), a bounded time per POST, http and https (rustls with the platform's roots).
+pub fn http_client(timeout: Duration) -> Result<reqwest::Client, DeliveryError> {
+    // reqwest is built without a default crypto provider; the S3 client already links
+    // aws-lc-rs. Installing fails only when one is installed already, which is fine.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    Ok(reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .user_agent(concat!("edihub/", env!("CARGO_PKG_VERSION")))
+        .build()?)
+}
+
+/// Publishes `as2-mdn` outbox rows by POSTing the stored MDNs.
+pub struct MdnPoster {
+    pool: PgPool,
+    client: reqwest::Client,
+}
+
+/// An MDN as stored by the journal, as the poster needs it.
+struct StoredMdn {
+    content_type: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl MdnPoster {
+    pub fn new(pool: PgPool, client: reqwest::Client) -> Self {
+        Self { pool, client }
+    }
+
+    async fn load(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, StoredMdn>, sqlx::Error> {
+        let rows: Vec<(Uuid, String, serde_json::Value, Vec<u8>)> = sqlx::query_as(
+            "SELECT message_id, content_type, headers, body FROM mdn WHERE message_id = ANY($1)",
+        )
+        .bind(ids)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, content_type, headers, body)| {
+                let headers = serde_json::from_value(headers).unwrap_or_default();
+                (
+                    id,
+                    StoredMdn {
+                        content_type,
+                        headers,
+                        body,
+                    },
+                )
+            })
+            .collect())
+    }
+
+    async fn post(&self, delivery: &MdnDelivery, mdn: &StoredMdn) -> Result<(), String> {
+        let mut request = self
+            .client
+            .post(&delivery.url)
+            .header(reqwest::header::CONTENT_TYPE, &mdn.content_type)
+            .body(mdn.body.clone());
+        for (name, value) in &mdn.headers {
+            if !name.eq_ignore_ascii_case("content-type") {
+                request = request.header(name.as_str(), value.as_str());
+            }
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("POST {}: {e}", delivery.url))?;
+        let status = response.status();
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(format!("POST {}: HTTP {status}", delivery.url))
+        }
+    }
+
+    async fn deliver(
+        &self,
+        record: &OutboxRecord,
+        mdns: &HashMap<Uuid, StoredMdn>,
+    ) -> Result<(), String> {
+        let delivery: MdnDelivery = serde_json::from_value(record.payload.clone())
+            .map_err(|e| format!("unreadable delivery row: {e}"))?;
+        let span = tracing::info_span!(
+            "async_mdn",
+            message_id = %delivery.message_id,
+            url = %delivery.url,
+            attempt = record.attempts + 1,
+        );
+        async {
+            let mdn = mdns
+                .get(&delivery.message_id)
+                .ok_or_else(|| format!("no stored MDN for message {}", delivery.message_id))?;
+            let outcome = self.post(&delivery, mdn).await;
+            let label = match &outcome {
+                Ok(()) => {
+                    tracing::info!("async MDN delivered");
+                    "delivered"
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "async MDN not delivered");
+                    "error"
+                }
+            };
+            edihub_metrics::AS2_ASYNC_MDN_POSTS
+                .with_label_values(&[label])
+                .inc();
+            outcome
+        }
+        .instrument(span)
+        .await
+    }
+}
+
+impl Publisher for MdnPoster {
+    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
+        let ids: Vec<Uuid> = records
+            .iter()
+            .filter_map(|r| serde_json::from_value::<MdnDelivery>(r.payload.clone()).ok())
+            .map(|d| d.message_id)
+            .collect();
+        let mdns = match self.load(&ids).await {
+            Ok(mdns) => mdns,
+            Err(e) => {
+                let error = format!("cannot load the MDNs: {e}");
+                return records.iter().map(|_| Err(error.clone())).collect();
+            }
+        };
+        // One partner's slow receiver must not hold the others' MDNs back: POST the
+        // batch concurrently (its size is the channel's `batch_size`).
+        futures::future::join_all(records.iter().map(|record| self.deliver(record, &mdns))).await
+    }
+}

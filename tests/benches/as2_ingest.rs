@@ -1,0 +1,161 @@
+//! AS2 ingest benchmark (not a test): signed and encrypted messages posted concurrently
+//! to a gateway on the real local stack, every MDN verified, with the RSA-2048
+//! private-key ceiling `openssl speed rsa2048` measures on this machine in the same run
+//! printed next to the result.
+//!
+//!     bash deploy/stack.sh up && cargo bench -p edihub-tests --bench as2_ingest
+//!
+//! Sizes: AS2_BENCH_MESSAGES (default 3000) and AS2_BENCH_CONCURRENCY (32).
+//!
+//! Each message costs the gateway one RSA private-key operation to decrypt and one to
+//! sign its MDN (plus a signature verification, a public-key operation about twenty
+//! times cheaper, and one database commit), so `cores x sign/s / 2` is the ceiling.
+
+use edihub_as2::{
+    Encryption, MicAlg, PlainMessageSpec, SecureMessage, SecureMessageSpec, build_secure_message,
+};
+use edihub_tests::{PARTNER, fixture, spawn_app_with, with_keys};
+use futures::StreamExt as _;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// `openssl speed rsa2048`'s private-key operations per second on one core.
+fn openssl_rsa2048_sign_per_second() -> Option<f64> {
+    let output = Command::new("openssl")
+        .args(["speed", "-seconds", "3", "rsa2048"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    // "rsa 2048 bits 0.000283s 0.000018s   3536.5  55133.3": sign/s is the third number.
+    text.lines()
+        .find(|line| line.starts_with("rsa") && line.contains("2048 bits"))
+        .and_then(|line| line.split_whitespace().nth(5))
+        .and_then(|sign| sign.parse().ok())
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let messages = env_usize("AS2_BENCH_MESSAGES", 3000);
+    let concurrency = env_usize("AS2_BENCH_CONCURRENCY", 32);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+
+    let app = spawn_app_with(|gateway| {
+        with_keys(true, true)(gateway);
+        gateway.max_concurrent_per_partner = concurrency;
+    })
+    .await;
+    let hub_cert = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt"))
+        .expect("hub certificate")
+        .remove(0);
+    let partner = edihub_as2::Identity::from_pem(
+        &fixture("as2/partner-a.crt"),
+        &fixture("as2/partner-a.key"),
+    )
+    .expect("partner identity");
+    let payload = fixture("edifact/invoic-eancom-d96a.edi");
+
+    // Built before the clock starts: the client's RSA work is not the gateway's.
+    let built_at = Instant::now();
+    let now = chrono::Utc::now().timestamp();
+    let prepared: Vec<(String, SecureMessage)> = (0..messages)
+        .map(|i| {
+            let id = format!("bench-{i}-{}@acme", uuid::Uuid::new_v4());
+            let boundary = format!("----=_bench_{i}");
+            let message = build_secure_message(&SecureMessageSpec {
+                plain: PlainMessageSpec {
+                    as2_from: PARTNER,
+                    as2_to: edihub_tests::HUB,
+                    message_id: &id,
+                    subject: "bench",
+                    content_type: "application/edifact",
+                    payload: &payload,
+                    request_mdn_to: Some("as2@acme.example"),
+                    request_signed_mdn: Some(MicAlg::Sha256),
+                },
+                compress: false,
+                sign: Some((&partner, MicAlg::Sha256)),
+                encrypt: Some((&hub_cert, Encryption::Aes256Cbc)),
+                boundary: &boundary,
+                now_unix: now,
+            })
+            .expect("build message");
+            (id, message)
+        })
+        .collect();
+    println!(
+        "prepared {messages} signed (SHA-256) + encrypted (AES-256-CBC, RSA-2048) messages in {:.1} s",
+        built_at.elapsed().as_secs_f64()
+    );
+
+    let started = Instant::now();
+    let mut latencies: Vec<Duration> = futures::stream::iter(prepared)
+        .map(|(id, secure)| {
+            let app = &app;
+            let hub_cert = &hub_cert;
+            async move {
+                let sent = Instant::now();
+                let response = app
+                    .post_raw(&secure.message.headers, secure.message.body)
+                    .await;
+                let latency = sent.elapsed();
+                assert_eq!(response.status, 200, "{id}");
+                let mdn = edihub_as2::read_mdn(
+                    response.content_type(),
+                    &response.body,
+                    std::slice::from_ref(hub_cert),
+                )
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+                assert!(mdn.signed, "{id}: MDN not signed");
+                assert_eq!(
+                    mdn.report.disposition,
+                    edihub_as2::Disposition::Processed,
+                    "{id}"
+                );
+                assert_eq!(
+                    mdn.report.received_content_mic.as_ref(),
+                    Some(&secure.expected_mic),
+                    "{id}: MIC"
+                );
+                latency
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let elapsed = started.elapsed();
+    latencies.sort();
+    let accepted = app.count("SELECT count(*) FROM edi_message").await;
+    assert_eq!(accepted, messages as i64, "every message journaled once");
+
+    let rate = messages as f64 / elapsed.as_secs_f64();
+    println!();
+    println!("AS2 ingest ({messages} messages, {concurrency} concurrent, {cores} cores):");
+    println!(
+        "  gateway               {rate:>9.0} messages/s   p50 {:>6.1} ms   p99 {:>6.1} ms   (every MDN signed, verified, MIC matched)",
+        percentile(&latencies, 0.50).as_secs_f64() * 1e3,
+        percentile(&latencies, 0.99).as_secs_f64() * 1e3,
+    );
+    match openssl_rsa2048_sign_per_second() {
+        Some(sign) => {
+            let ceiling = sign * cores as f64 / 2.0;
+            println!(
+                "  openssl speed rsa2048 {sign:>9.0} private-key ops/s per core -> ceiling {ceiling:.0} messages/s ({cores} cores x ops / 2 per message)"
+            );
+            println!("  share of the ceiling  {:>8.0} %", rate / ceiling * 100.0);
+        }
+        None => println!("  openssl speed rsa2048: not available on this machine"),
+    }
+    println!("  target (DESIGN.md)         1500 messages/s");
+}

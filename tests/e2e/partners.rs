@@ -1,0 +1,243 @@
+//! Partnerships and hub identities managed with `edihub partner|identity ...` (the real
+//! CLI binary, against the test database) and picked up by a running gateway without a
+//! restart.
+
+use edihub_as2::{Disposition, DispositionError, MicAlg};
+use edihub_tests::{As2Response, HUB, TestApp, fixture, fixture_path, spawn_app, wait_for};
+use std::process::Command;
+use std::time::Duration;
+use uuid::Uuid;
+
+const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
+const NEWCOMER: &str = "NEWCOMER TRADING";
+
+/// Runs `edihub ARGS` on the test database; returns stdout, panics on failure.
+fn edihub(app: &TestApp, args: &[&str]) -> String {
+    let output = edihub_status(app, args);
+    assert!(
+        output.status.success(),
+        "edihub {args:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn edihub_status(app: &TestApp, args: &[&str]) -> std::process::Output {
+    Command::new(edihub_tests::service_binary("edihub"))
+        .args(args)
+        .env_remove("EDIHUB_CONFIG")
+        .env("DATABASE_URL", app.database.url.expose())
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run edihub")
+}
+
+/// A plain message from `from` to `to`, asking for a signed MDN.
+async fn post(app: &TestApp, from: &str, to: &str) -> As2Response {
+    let message = edihub_as2::build_plain_message(&edihub_as2::PlainMessageSpec {
+        as2_from: from,
+        as2_to: to,
+        message_id: &format!("{}@newcomer", Uuid::new_v4()),
+        subject: "onboarding",
+        content_type: "application/edifact",
+        payload: &fixture(INVOIC),
+        request_mdn_to: Some("as2@newcomer.example"),
+        request_signed_mdn: Some(MicAlg::Sha256),
+    });
+    app.post_raw(&message.headers, message.body).await
+}
+
+/// The MDN's disposition, signed (checked against the hub's certificate) or not.
+fn disposition(response: &As2Response) -> Disposition {
+    let hub = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub cert");
+    edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
+        .unwrap_or_else(|e| panic!("not an MDN ({e}): {}", response.status))
+        .report
+        .disposition
+}
+
+/// Posts until the MDN's disposition is `expected` (the gateway reloads on NOTIFY, so
+/// this takes one or two tries), and returns that answer.
+async fn until_disposition(
+    app: &TestApp,
+    from: &str,
+    to: &str,
+    expected: Disposition,
+) -> As2Response {
+    wait_for(
+        &format!("{from} -> {to} to get {expected:?}"),
+        Duration::from_secs(10),
+        || async {
+            let response = post(app, from, to).await;
+            (disposition(&response) == expected).then_some(response)
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn partners_added_changed_and_removed_with_the_cli_apply_without_a_restart() {
+    let app = spawn_app().await;
+    let unknown = post(&app, NEWCOMER, HUB).await;
+    assert_eq!(
+        disposition(&unknown),
+        Disposition::Failed(DispositionError::AuthenticationFailed)
+    );
+
+    let cert = fixture_path("as2/partner-a.crt");
+    let added = edihub(
+        &app,
+        &[
+            "partner",
+            "add",
+            NEWCOMER,
+            "--name",
+            "Newcomer Trading Ltd",
+            "--cert",
+            cert.to_str().unwrap_or_default(),
+            "--async-mdn-url",
+            "https://as2.newcomer.example/mdn/",
+        ],
+    );
+    assert!(added.contains("partner NEWCOMER TRADING added"), "{added}");
+    until_disposition(&app, NEWCOMER, HUB, Disposition::Processed).await;
+
+    let listed = edihub(&app, &["partner", "list"]);
+    assert!(
+        listed.contains(NEWCOMER) && listed.contains("certificates=1"),
+        "{listed}"
+    );
+    let shown = edihub(&app, &["partner", "show", NEWCOMER]);
+    let fingerprint = shown
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("sha256 "))
+        .map(|f| f.split_whitespace().next().unwrap_or_default().to_owned())
+        .expect("a certificate fingerprint in `partner show`");
+    assert_eq!(fingerprint.len(), 64, "{shown}");
+
+    // Signing becomes required: the plain message is now refused.
+    edihub(
+        &app,
+        &["partner", "update", NEWCOMER, "--require-signature", "true"],
+    );
+    until_disposition(
+        &app,
+        NEWCOMER,
+        HUB,
+        Disposition::Failed(DispositionError::InsufficientMessageSecurity),
+    )
+    .await;
+    let accepted = app.count("SELECT count(*) FROM edi_message").await;
+    assert!(accepted >= 1);
+    edihub(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--remove-cert",
+            &fingerprint[..12],
+        ],
+    );
+    let shown = edihub(&app, &["partner", "show", NEWCOMER]);
+    assert!(shown.contains("certificates:               0"), "{shown}");
+
+    // Mistakes are refused with a reason, and change nothing.
+    let duplicate = edihub_status(&app, &["partner", "add", NEWCOMER]);
+    assert!(!duplicate.status.success());
+    assert!(String::from_utf8_lossy(&duplicate.stderr).contains("exists already"));
+    let bad_url = edihub_status(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--async-mdn-url",
+            "file:///etc/",
+        ],
+    );
+    assert!(!bad_url.status.success());
+
+    edihub(&app, &["partner", "remove", NEWCOMER]);
+    until_disposition(
+        &app,
+        NEWCOMER,
+        HUB,
+        Disposition::Failed(DispositionError::AuthenticationFailed),
+    )
+    .await;
+    assert_eq!(
+        app.count("SELECT count(*) FROM edi_message").await,
+        accepted,
+        "nothing accepted once signing was required"
+    );
+}
+
+#[tokio::test]
+async fn a_hub_identity_added_with_the_cli_receives_and_signs_its_mdns() {
+    let app = spawn_app().await;
+    let (cert, key) = (fixture_path("as2/hub.crt"), fixture_path("as2/hub.key"));
+    let wrong_key = edihub_status(
+        &app,
+        &[
+            "identity",
+            "set",
+            "EDIHUB-EU",
+            "--cert",
+            cert.to_str().unwrap_or_default(),
+            "--key",
+            fixture_path("as2/partner-a.key")
+                .to_str()
+                .unwrap_or_default(),
+        ],
+    );
+    assert!(
+        !wrong_key.status.success(),
+        "a key that is not the certificate's"
+    );
+
+    edihub(
+        &app,
+        &[
+            "identity",
+            "set",
+            "EDIHUB-EU",
+            "--cert",
+            cert.to_str().unwrap_or_default(),
+            "--key",
+            key.to_str().unwrap_or_default(),
+        ],
+    );
+    let listed = edihub(&app, &["identity", "list"]);
+    assert!(listed.contains("EDIHUB-EU"), "{listed}");
+    assert!(!listed.contains("PRIVATE KEY"), "keys are never printed");
+
+    let response = until_disposition(
+        &app,
+        edihub_tests::PARTNER,
+        "EDIHUB-EU",
+        Disposition::Processed,
+    )
+    .await;
+    let hub = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub cert");
+    let mdn = edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
+        .expect("an MDN signed with the identity's key");
+    assert!(mdn.signed);
+    assert_eq!(
+        response
+            .headers
+            .get("as2-from")
+            .and_then(|v| v.to_str().ok()),
+        Some("EDIHUB-EU")
+    );
+
+    edihub(&app, &["identity", "remove", "EDIHUB-EU"]);
+    until_disposition(
+        &app,
+        edihub_tests::PARTNER,
+        "EDIHUB-EU",
+        Disposition::Failed(DispositionError::AuthenticationFailed),
+    )
+    .await;
+}
