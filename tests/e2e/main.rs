@@ -5,6 +5,7 @@ mod async_mdn;
 mod chaos;
 mod folding;
 mod gateway;
+mod large;
 mod limits;
 mod metrics;
 mod outbox_admin;

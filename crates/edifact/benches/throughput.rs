@@ -9,7 +9,9 @@
 //! (read in place), and a synthetic interchange built by repeating the sample's message
 //! with fresh references (`EDIHUB_BENCH_MB`, default 4 MB). pydifact runs from the venv
 //! `${EDIHUB_VENV:-$HOME/.cache/edihub/venv}`; without it only our figures are printed.
-//! Target (DESIGN.md): 100+ MB/s per core.
+//! Target (DESIGN.md): 100+ MB/s per core. First it streams a 100 MB interchange
+//! (`EDIHUB_BENCH_STREAM_MB`) through `evaluate_each` and prints the peak memory the
+//! evaluation added, next to the input's size.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -139,6 +141,8 @@ fn report(label: &str, files: &[PathBuf], inputs: &[Vec<u8>]) {
 
 fn main() {
     // `cargo bench` passes --bench; nothing else to parse.
+    // First, while the process's peak memory is still only its own.
+    streaming_memory();
     let corpus = root().join("../shared/fixtures/edifact/public");
     let mut files: Vec<PathBuf> = vec![root().join("fixtures/edifact/invoic-eancom-d96a.edi")];
     if corpus.is_dir() {
@@ -165,4 +169,49 @@ fn main() {
         &[big],
     );
     std::fs::remove_file(&path).ok();
+}
+
+/// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
+fn peak_rss() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// A 100 MB interchange through `evaluate_each` (what the transform consumer and `edihub
+/// edifact check` run): how much memory the evaluation adds on top of the input, next
+/// to the input's size. Bounded means: about one message and a short summary per
+/// message, not a multiple of the input.
+fn streaming_memory() {
+    let mb: usize = std::env::var("EDIHUB_BENCH_STREAM_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let (big, messages) = synthetic(mb * 1_000_000);
+    let before = peak_rss();
+    let started = Instant::now();
+    let mut invoices = 0usize;
+    let report = edihub_edifact::check::evaluate_each(&big, &mut |_| invoices += 1);
+    let time = started.elapsed();
+    let after = peak_rss();
+    assert!(!report.must_reject(), "the synthetic interchange is sound");
+    assert_eq!(invoices, messages);
+    println!(
+        "streaming ({} MB, {messages} messages, evaluate_each):",
+        big.len() / 1_000_000
+    );
+    println!(
+        "  {:>8.1} MB/s, {invoices} invoices handed out one by one",
+        mb_per_s(big.len(), time)
+    );
+    match (before, after) {
+        (Some(before), Some(after)) => println!(
+            "  peak memory added by the evaluation: {:.1} MB (input {:.1} MB; peak RSS {:.1} MB)",
+            after.saturating_sub(before) as f64 / 1e6,
+            big.len() as f64 / 1e6,
+            after as f64 / 1e6
+        ),
+        _ => println!("  peak memory: /proc/self/status not readable here"),
+    }
 }

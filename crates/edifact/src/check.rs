@@ -173,10 +173,24 @@ impl MessageSummary {
 /// byte offsets into the whole input and segment numbers counted on from the first one,
 /// so that the sender learns everything in one round trip.
 pub fn evaluate(input: &[u8]) -> Report {
-    let mut report = evaluate_one(input);
+    let mut invoices = Vec::new();
+    let mut report = evaluate_each(input, &mut |invoice| invoices.push(invoice));
+    report.invoices = invoices;
+    report
+}
+
+/// [`evaluate`] with bounded memory: each invoice goes to `on_invoice` as soon as its
+/// message is mapped and the report lists none, so a large interchange is never held as
+/// segments or invoices all at once (the input itself, one message, and a short summary
+/// per message are). The report decides: an invoice handed out belongs to an accepted
+/// interchange only if [`Report::must_reject`] is false at the end, so a caller publishes
+/// nothing before then (the transform consumer writes them in a transaction it commits
+/// or rolls back).
+pub fn evaluate_each(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> Report {
+    let mut report = evaluate_one(input, on_invoice);
     let mut base = SourcePosition::default();
     while let Some(next) = next_interchange(input, &report.faults, base) {
-        let rest = evaluate_one(&input[next.offset..]);
+        let rest = evaluate_one(&input[next.offset..], on_invoice);
         report.faults.extend(rest.faults.into_iter().map(|mut f| {
             f.position = f.position.map(|p| SourcePosition {
                 segment: p.segment.saturating_add(next.segment.saturating_sub(1)),
@@ -184,7 +198,6 @@ pub fn evaluate(input: &[u8]) -> Report {
             });
             f
         }));
-        report.invoices.extend(rest.invoices);
         report
             .messages
             .extend(rest.messages.into_iter().map(|mut m| {
@@ -228,7 +241,7 @@ fn next_interchange(
     })
 }
 
-fn evaluate_one(input: &[u8]) -> Report {
+fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> Report {
     let syntax = |e: crate::ParseError| Fault {
         class: FaultClass::Syntax,
         message: e.kind.to_string(),
@@ -236,8 +249,43 @@ fn evaluate_one(input: &[u8]) -> Report {
         position: Some(e.position),
         cause: Cause::Syntax(e.kind),
     };
-    let (interchange, parse_faults) = match Interchange::parse_collecting(input) {
-        Ok((interchange, findings)) => (interchange, findings),
+    let mark = crate::syntax::read_preamble(input)
+        .map(|p| p.delimiters.decimal_mark)
+        .unwrap_or(b'.');
+    // Mapped as each message closes; its segments are dropped right after.
+    let mut mapping_faults: Vec<Fault> = Vec::new();
+    let mut messages: Vec<MessageSummary> = Vec::new();
+    let walked = Interchange::parse_streaming(input, &mut |message| {
+        messages.push(MessageSummary::of(&message));
+        let unh = message.segments.first().map(|s| s.position);
+        if message.message_type != "INVOIC" {
+            mapping_faults.push(Fault {
+                class: FaultClass::UnsupportedMessageType,
+                message: format!(
+                    "message type {} is not supported (this hub maps INVOIC only)",
+                    message.message_type
+                ),
+                message_reference: Some(message.reference.clone()),
+                position: unh,
+                cause: Cause::UnsupportedMessageType(message.message_type.clone()),
+            });
+            return;
+        }
+        match invoic::map_message(&message, mark) {
+            Ok(invoice) => on_invoice(invoice),
+            Err(errors) => mapping_faults.extend(errors.into_iter().map(|e| Fault {
+                class: FaultClass::Mapping,
+                message: e.kind.to_string(),
+                message_reference: Some(message.reference.clone()),
+                position: e.position.or(unh),
+                cause: Cause::Mapping(e.kind),
+            })),
+        }
+    });
+    let (interchange, parse_faults) = match walked {
+        Ok(walked) => walked,
+        // Unreadable past some point: the syntax faults say why. Invoices mapped before
+        // it were handed out already; the report rejects, so they go nowhere.
         Err(findings) => {
             return Report {
                 header: InterchangeHeader::peek(input).ok(),
@@ -248,35 +296,8 @@ fn evaluate_one(input: &[u8]) -> Report {
         }
     };
     let mut faults: Vec<Fault> = parse_faults.into_iter().map(syntax).collect();
-    let mut invoices = Vec::new();
-    let mark = interchange.delimiters.decimal_mark;
-    for message in &interchange.messages {
-        let unh = message.segments.first().map(|s| s.position);
-        if message.message_type != "INVOIC" {
-            faults.push(Fault {
-                class: FaultClass::UnsupportedMessageType,
-                message: format!(
-                    "message type {} is not supported (this hub maps INVOIC only)",
-                    message.message_type
-                ),
-                message_reference: Some(message.reference.clone()),
-                position: unh,
-                cause: Cause::UnsupportedMessageType(message.message_type.clone()),
-            });
-            continue;
-        }
-        match invoic::map_message(message, mark) {
-            Ok(invoice) => invoices.push(invoice),
-            Err(errors) => faults.extend(errors.into_iter().map(|e| Fault {
-                class: FaultClass::Mapping,
-                message: e.kind.to_string(),
-                message_reference: Some(message.reference.clone()),
-                position: e.position.or(unh),
-                cause: Cause::Mapping(e.kind),
-            })),
-        }
-    }
-    if interchange.messages.is_empty() {
+    faults.extend(mapping_faults);
+    if messages.is_empty() {
         faults.push(Fault {
             class: FaultClass::Mapping,
             message: "the interchange holds no message".to_owned(),
@@ -287,13 +308,9 @@ fn evaluate_one(input: &[u8]) -> Report {
     }
     faults.sort_by_key(|f| f.position);
     Report {
-        messages: interchange
-            .messages
-            .iter()
-            .map(MessageSummary::of)
-            .collect(),
+        messages,
         header: Some(interchange.header),
         faults,
-        invoices,
+        invoices: Vec::new(),
     }
 }

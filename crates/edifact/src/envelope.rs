@@ -128,11 +128,27 @@ impl Interchange {
     pub fn parse_collecting(
         input: &[u8],
     ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
+        let mut messages = Vec::new();
+        let (mut interchange, findings) =
+            Self::parse_streaming(input, &mut |message| messages.push(message))?;
+        interchange.messages = messages;
+        Ok((interchange, findings))
+    }
+
+    /// [`Interchange::parse_collecting`] without holding the messages: each one goes to
+    /// `on_message` as soon as its UNT is read, and the returned interchange has none.
+    /// Memory stays at one message (plus a few bytes per message reference, kept to
+    /// find duplicates) however large the input. A message handed out is only part of a
+    /// sound interchange if the result is `Ok` with no findings.
+    pub fn parse_streaming(
+        input: &[u8],
+        on_message: &mut dyn FnMut(Message),
+    ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
         let mut findings = Findings {
             mode: Mode::Collect,
             found: Vec::new(),
         };
-        match parse_into(input, &mut findings) {
+        match walk(input, &mut findings, on_message) {
             Ok(interchange) => Ok((interchange, findings.found)),
             Err(fatal) => {
                 findings.found.push(fatal);
@@ -299,6 +315,20 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
 }
 
 fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, ParseError> {
+    let mut messages = Vec::new();
+    let mut interchange = walk(input, findings, &mut |message| messages.push(message))?;
+    interchange.messages = messages;
+    Ok(interchange)
+}
+
+/// The envelope walk. Each message goes to `on_message` as soon as its UNT has been
+/// read, so only one message is held at a time; the returned interchange has no
+/// messages.
+fn walk(
+    input: &[u8],
+    findings: &mut Findings,
+    on_message: &mut dyn FnMut(Message),
+) -> Result<Interchange, ParseError> {
     let collect = findings.mode == Mode::Collect;
     let (tokenizer, delimiters) = start(input)?;
     let mut tokenizer = if collect {
@@ -309,7 +339,6 @@ fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, Pars
     let unb = first_segment(&mut tokenizer)?;
     findings.found.extend(tokenizer.take_deferred());
     let header = header_from_unb(&unb)?;
-    let mut messages: Vec<Message> = Vec::new();
     let mut packages: Vec<Package> = Vec::new();
     let mut references: HashSet<String> = HashSet::new();
     let mut open: Option<Message> = None;
@@ -361,7 +390,7 @@ fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, Pars
                     check_reference(findings, &segment, "UNT", "UNH", &reference, "UNT 0062")?;
                     message.segments.push(segment);
                     if let Some(m) = open.take() {
-                        messages.push(m);
+                        on_message(m);
                     }
                 }
                 "UNH" | "UNB" | "UNZ" | "UNG" | "UNE" | "UNO" | "UNP" => {
@@ -467,7 +496,7 @@ fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, Pars
                 return Ok(Interchange {
                     delimiters,
                     header,
-                    messages,
+                    messages: Vec::new(),
                     packages,
                 });
             }

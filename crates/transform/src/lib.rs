@@ -28,6 +28,9 @@ pub enum TransformError {
     ClaimCheck(#[from] edihub_journal::ClaimCheckError),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The mapping thread panicked (a bug: the parser promises not to) or was cancelled.
+    #[error("mapping task failed: {0}")]
+    Mapping(tokio::task::JoinError),
 }
 
 /// What handling one event did.
@@ -74,19 +77,37 @@ impl Transformer {
             edihub_journal::resolve_claim_check(&mut tx, &received.payload).await?;
 
         let propagated = correlation_headers(event);
-        let report = check::evaluate(&stored.payload);
+        // Bounded memory for large interchanges: the mapping runs on a blocking thread
+        // and hands each invoice over as soon as it is mapped; each is written at once,
+        // inside a savepoint that is rolled back if the interchange turns out to be
+        // rejected after all (a fault may come last, e.g. a wrong UNZ count).
+        let (sender, mut mapped) = tokio::sync::mpsc::channel::<CanonicalInvoice>(16);
+        let payload = stored.payload;
+        let evaluation = tokio::task::spawn_blocking(move || {
+            check::evaluate_each(&payload, &mut |invoice| {
+                // Fails only when the receiver is gone (a database error below): the
+                // rest of the mapping is then moot.
+                let _ = sender.blocking_send(invoice);
+            })
+        });
+        let mut invoices = sqlx::Connection::begin(&mut *tx).await?;
+        let mut stored_invoices = 0;
+        while let Some(invoice) = mapped.recv().await {
+            self.store_invoice(&mut invoices, message_id, &invoice, &propagated)
+                .await?;
+            stored_invoices += 1;
+        }
+        let report = evaluation.await.map_err(TransformError::Mapping)?;
         let acknowledgement = acknowledgement(&report, message_id, &received);
         let outcome = match decide(report) {
-            Ok(invoices) => {
-                for invoice in &invoices {
-                    self.store_invoice(&mut tx, message_id, invoice, &propagated)
-                        .await?;
-                }
+            Ok(_) => {
+                invoices.commit().await?;
                 Outcome::Transformed {
-                    invoices: invoices.len(),
+                    invoices: stored_invoices,
                 }
             }
             Err(faults) => {
+                invoices.rollback().await?;
                 let count = faults.len();
                 tracing::warn!(faults = ?faults, "message rejected");
                 let rejected = EdiMessageRejected { message_id, faults };

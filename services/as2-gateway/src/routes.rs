@@ -184,17 +184,25 @@ async fn receive_message(
         // consumer rejects the content with the fault's position.
         tracing::warn!("payload has no readable UNB");
     }
-    let mdn = build_mdn(
-        &state,
-        &directory,
-        &as2,
-        Disposition::Processed,
-        Some(mic),
-        format!(
-            "The message {} was received and stored by edihub as {message_id}.",
-            as2.message_id
-        ),
-    )?;
+    // Signing the MDN is an RSA private-key operation: off the async workers too.
+    let mdn = {
+        let (state, directory, as2) = (Arc::clone(&state), Arc::clone(&directory), as2.clone());
+        tokio::task::spawn_blocking(move || {
+            build_mdn(
+                &state,
+                &directory,
+                &as2,
+                Disposition::Processed,
+                Some(mic),
+                format!(
+                    "The message {} was received and stored by edihub as {message_id}.",
+                    as2.message_id
+                ),
+            )
+        })
+        .await
+        .map_err(|e| GatewayError::Unavailable(format!("MDN task: {e}")))??
+    };
 
     let correlation_id = request_headers
         .get("x-correlation-id")

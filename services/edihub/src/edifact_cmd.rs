@@ -1,6 +1,6 @@
 //! `edihub edifact check|convert FILE`: the transform consumer's decision, offline.
 //!
-//! Both commands call [`edihub_edifact::check::evaluate`], the function behind
+//! Both commands call [`edihub_edifact::check::evaluate_each`], the function behind
 //! `edihub_transform::map_invoices`, so what they print is exactly what the hub would
 //! publish: the same faults (an `EdiMessageRejected`) or the same canonical invoices
 //! (`InvoiceTransformed`). `check --contrl` also prints the CONTRL of an
@@ -14,6 +14,7 @@ use chrono::{Datelike, Timelike, Utc};
 use clap::Subcommand;
 use edihub_edifact::check::{self, Report};
 use edihub_edifact::contrl::{self, ContrlParams, Prepared};
+use edihub_edifact::invoic::CanonicalInvoice;
 
 /// Exit status when the interchange must be rejected.
 const REJECTED: i32 = 1;
@@ -45,25 +46,29 @@ pub enum EdifactCommand {
 pub fn run(command: EdifactCommand) -> anyhow::Result<()> {
     let rejected = match command {
         EdifactCommand::Check { file, contrl } => {
-            let report = evaluate(&file)?;
+            let bytes = read(&file)?;
+            // Streamed: only each invoice's warnings are kept, not the invoices.
+            let mut tally = Tally::default();
+            let report = check::evaluate_each(&bytes, &mut |invoice| tally.add(&invoice));
             let mut out = std::io::stdout().lock();
-            print_check(&file, &report, &mut out)?;
+            print_check(&file, &report, &tally, &mut out)?;
             if contrl {
                 print_contrl(&file, &report, &preview_params(), &mut out)?;
             }
             report.must_reject()
         }
         EdifactCommand::Convert { file, pretty } => {
-            let report = evaluate(&file)?;
-            let mut out = std::io::stdout().lock();
-            for invoice in &report.invoices {
-                if pretty {
-                    serde_json::to_writer_pretty(&mut out, invoice)?;
-                } else {
-                    serde_json::to_writer(&mut out, invoice)?;
+            let bytes = read(&file)?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut written: std::io::Result<()> = Ok(());
+            // Each invoice is printed as soon as it is mapped, so a large interchange
+            // is never held as invoices.
+            let report = check::evaluate_each(&bytes, &mut |invoice| {
+                if written.is_ok() {
+                    written = print_invoice(&mut out, &invoice, pretty);
                 }
-                writeln!(out)?;
-            }
+            });
+            written?;
             out.flush()?;
             if report.must_reject() {
                 let mut err = std::io::stderr().lock();
@@ -81,13 +86,50 @@ pub fn run(command: EdifactCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn evaluate(file: &Path) -> anyhow::Result<Report> {
-    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
-    Ok(check::evaluate(&bytes))
+fn read(file: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(file).with_context(|| format!("reading {}", file.display()))
+}
+
+fn print_invoice(
+    out: &mut impl Write,
+    invoice: &CanonicalInvoice,
+    pretty: bool,
+) -> std::io::Result<()> {
+    if pretty {
+        serde_json::to_writer_pretty(&mut *out, invoice)?;
+    } else {
+        serde_json::to_writer(&mut *out, invoice)?;
+    }
+    writeln!(out)
+}
+
+/// What `check` keeps of the invoices: how many, and their warnings.
+#[derive(Default)]
+struct Tally {
+    invoices: usize,
+    /// `(message reference, warning)`, in input order.
+    warnings: Vec<(String, edihub_edifact::invoic::Warning)>,
+}
+
+impl Tally {
+    fn add(&mut self, invoice: &CanonicalInvoice) {
+        self.invoices += 1;
+        self.warnings.extend(
+            invoice
+                .warnings
+                .iter()
+                .map(|w| (invoice.message_reference.clone(), w.clone())),
+        );
+    }
 }
 
 /// The `check` output: one line per fault and per warning, then a verdict line.
-fn print_check(file: &Path, report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+fn print_check(
+    file: &Path,
+    report: &Report,
+    tally: &Tally,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let name = file.display();
     if let Some(h) = &report.header {
         writeln!(
@@ -99,20 +141,18 @@ fn print_check(file: &Path, report: &Report, out: &mut impl Write) -> std::io::R
     for fault in &report.faults {
         writeln!(out, "{name}: error: {fault}")?;
     }
-    for invoice in &report.invoices {
-        for w in &invoice.warnings {
-            let at = w.position.map_or_else(
-                || "(no position)".to_owned(),
-                |p| format!("segment {} (byte {})", p.segment, p.offset),
-            );
-            writeln!(
-                out,
-                "{name}: warning: {at}: [{}] {} (message {})",
-                w.rule, w.message, invoice.message_reference
-            )?;
-        }
+    for (reference, w) in &tally.warnings {
+        let at = w.position.map_or_else(
+            || "(no position)".to_owned(),
+            |p| format!("segment {} (byte {})", p.segment, p.offset),
+        );
+        writeln!(
+            out,
+            "{name}: warning: {at}: [{}] {} (message {reference})",
+            w.rule, w.message
+        )?;
     }
-    let warnings: usize = report.invoices.iter().map(|i| i.warnings.len()).sum();
+    let warnings = tally.warnings.len();
     if report.must_reject() {
         writeln!(
             out,
@@ -123,7 +163,7 @@ fn print_check(file: &Path, report: &Report, out: &mut impl Write) -> std::io::R
         writeln!(
             out,
             "{name}: accepted: {} invoice(s), {warnings} warning(s)",
-            report.invoices.len()
+            tally.invoices
         )?;
     }
     out.flush()
@@ -178,8 +218,9 @@ mod tests {
 
     fn printed(input: &str) -> String {
         let mut out = Vec::new();
-        let report = check::evaluate(input.as_bytes());
-        print_check(Path::new("f.edi"), &report, &mut out).unwrap();
+        let mut tally = Tally::default();
+        let report = check::evaluate_each(input.as_bytes(), &mut |i| tally.add(&i));
+        print_check(Path::new("f.edi"), &report, &tally, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
