@@ -1,5 +1,6 @@
 //! Cross-check with pydifact (PyPI), an independent EDIFACT reader: on every corpus file
-//! both can read, the two must agree on every segment tag and every element value.
+//! and every project fixture (fixtures/edifact) both can read, the two must agree on
+//! every segment tag and every element value.
 //!
 //! pydifact runs in the venv that `bash deploy/stack.sh up` creates
 //! (`${EDIHUB_VENV:-$HOME/.cache/edihub/venv}`); the test fails, saying so, when it is
@@ -19,6 +20,13 @@ fn corpus_dir() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/fixtures/edifact/public"
+    ))
+}
+
+fn project_fixtures_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/edifact"
     ))
 }
 
@@ -78,6 +86,11 @@ fn segments_and_elements_agree_with_pydifact() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_none_or(|e| e != "tsv"))
         .collect();
+    let project = std::fs::read_dir(project_fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "edi"));
+    files.extend(project);
     files.sort();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pydifact_segments.py");
     let output = Command::new(&python)
@@ -144,6 +157,7 @@ fn segments_and_elements_agree_with_pydifact() {
         skipped.len()
     );
     assert!(mismatches.is_empty(), "{mismatches:#?}");
-    // The comparison must not pass vacuously: most of the corpus is readable by both.
-    assert!(compared.len() >= 12, "only {compared:?} compared");
+    // The comparison must not pass vacuously: most of the corpus and every sound
+    // project fixture are readable by both.
+    assert!(compared.len() >= 30, "only {compared:?} compared");
 }

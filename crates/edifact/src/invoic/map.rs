@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 
 use super::profile::{self, ProfileTable};
 use super::values::{decimal, iso_date};
-use super::{CanonicalInvoice, Line, MappingError, MappingErrorKind, Party, Totals, VatBreakdown};
+use super::{
+    AllowanceCharge, CanonicalInvoice, Line, MappingError, MappingErrorKind, Party, Totals,
+    VatBreakdown,
+};
 use crate::{Message, Segment, SourcePosition};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +37,37 @@ struct LineDraft {
     qty: Option<usize>,
     moa: Option<usize>,
     pri: Option<usize>,
+    alcs: Vec<AlcDraft>,
+}
+
+/// An ALC segment group: the ALC and the MOA, PCD and TAX segments of the group. MOAs
+/// after the group's TAX belong to the TAX (its tax amount) and are not collected.
+struct AlcDraft {
+    alc: usize,
+    moas: Vec<usize>,
+    pcds: Vec<usize>,
+    tax: Option<usize>,
+}
+
+impl AlcDraft {
+    fn new(alc: usize) -> Self {
+        Self {
+            alc,
+            moas: Vec::new(),
+            pcds: Vec::new(),
+            tax: None,
+        }
+    }
+
+    /// Takes segment `i` (tag `tag`) into the group.
+    fn take(&mut self, i: usize, tag: &str) {
+        match tag {
+            "MOA" if self.tax.is_none() => self.moas.push(i),
+            "PCD" => self.pcds.push(i),
+            "TAX" if self.tax.is_none() => self.tax = Some(i),
+            _ => {}
+        }
+    }
 }
 
 struct VatDraft {
@@ -45,6 +79,50 @@ struct VatDraft {
 /// Segments that may follow NAD inside its segment group (INVOIC SG2..SG5). Any other tag
 /// ends the group, so an RFF+VA further down is not attributed to the party.
 const NAD_GROUP: &[&str] = &["NAD", "LOC", "FII", "RFF", "DTM", "DOC", "CTA", "COM"];
+
+/// Segments that may follow ALC inside its segment group (ALI, DTM and the QTY, PCD, MOA,
+/// RTE and TAX subgroups with their RNG and MOA). Any other tag ends the group.
+const ALC_GROUP: &[&str] = &["ALI", "DTM", "QTY", "RNG", "PCD", "MOA", "RTE", "TAX"];
+
+/// The business terms of one allowance or charge, by level and kind: amount, base amount,
+/// percentage, VAT category, VAT rate, reason, reason code.
+type AlcTerms = [Option<&'static str>; 7];
+const DOCUMENT_ALLOWANCE: AlcTerms = [
+    Some("BT-92"),
+    Some("BT-93"),
+    Some("BT-94"),
+    Some("BT-95"),
+    Some("BT-96"),
+    Some("BT-97"),
+    Some("BT-98"),
+];
+const DOCUMENT_CHARGE: AlcTerms = [
+    Some("BT-99"),
+    Some("BT-100"),
+    Some("BT-101"),
+    Some("BT-102"),
+    Some("BT-103"),
+    Some("BT-104"),
+    Some("BT-105"),
+];
+const LINE_ALLOWANCE: AlcTerms = [
+    Some("BT-136"),
+    Some("BT-137"),
+    Some("BT-138"),
+    None,
+    None,
+    Some("BT-139"),
+    Some("BT-140"),
+];
+const LINE_CHARGE: AlcTerms = [
+    Some("BT-141"),
+    Some("BT-142"),
+    Some("BT-143"),
+    None,
+    None,
+    Some("BT-144"),
+    Some("BT-145"),
+];
 
 /// Mapping errors of one message, collected so that a rejection names all of them.
 #[derive(Default)]
@@ -80,12 +158,19 @@ pub(crate) fn map_message(
     let mut vats: Vec<VatDraft> = Vec::new();
     let mut in_tax_group = false;
     let mut summary_moas: Vec<usize> = Vec::new();
+    let mut document_alcs: Vec<AlcDraft> = Vec::new();
+    // An ALC group is open (in the header: the last of `document_alcs`; in the detail
+    // section: the last ALC of the last line).
+    let mut alc_open = false;
 
     for (i, segment) in segments.iter().enumerate() {
         let tag = segment.tag.as_str();
         let qualifier = segment.qualifier();
         if !NAD_GROUP.contains(&tag) {
             open_nad = None;
+        }
+        if !ALC_GROUP.contains(&tag) {
+            alc_open = false;
         }
         if section == Section::Summary && tag != "MOA" {
             in_tax_group = false;
@@ -111,6 +196,16 @@ pub(crate) fn map_message(
                 });
                 used[i] = true;
             }
+            // Header ALC groups are document level allowances and charges.
+            (Section::Header, "ALC") => {
+                document_alcs.push(AlcDraft::new(i));
+                alc_open = true;
+            }
+            (Section::Header, _) if alc_open => {
+                if let Some(alc) = document_alcs.last_mut() {
+                    alc.take(i, tag);
+                }
+            }
             (Section::Header, "BGM") if bgm.is_none() => {
                 bgm = Some(i);
                 used[i] = true;
@@ -130,6 +225,18 @@ pub(crate) fn map_message(
             (Section::Header, "RFF") if qualifier == Some("VA") => {
                 if let Some(nad) = open_nad.and_then(|n| nads.get_mut(n)) {
                     nad.vat.get_or_insert(i);
+                }
+            }
+            // An ALC inside a LIN group is a line allowance or charge.
+            (Section::Detail, "ALC") => {
+                if let Some(line) = lines.last_mut() {
+                    line.alcs.push(AlcDraft::new(i));
+                    alc_open = true;
+                }
+            }
+            (Section::Detail, _) if alc_open => {
+                if let Some(alc) = lines.last_mut().and_then(|l| l.alcs.last_mut()) {
+                    alc.take(i, tag);
                 }
             }
             (Section::Detail, _) => {
@@ -269,11 +376,33 @@ pub(crate) fn map_message(
     let seller = party(table.seller, ["BT-29", "BT-27", "BT-40", "BT-31"]);
     let buyer = party(table.buyer, ["BT-46", "BT-44", "BT-55", "BT-48"]);
 
-    let lines: Vec<Line> = lines
-        .iter()
-        .enumerate()
-        .map(|(n, draft)| build_line(n, draft, segments, mark, &mut sources, &mut errors))
-        .collect();
+    let mut ctx = Context {
+        segments,
+        mark,
+        table,
+        sources: &mut sources,
+        errors: &mut errors,
+        used: &mut used,
+    };
+    let mut built_lines = Vec::with_capacity(lines.len());
+    for (n, draft) in lines.iter().enumerate() {
+        let mut line = build_line(n, draft, &mut ctx);
+        let prefix = format!("BG-25[{n}].");
+        (line.allowances, line.charges) = allowances_and_charges(
+            &draft.alcs,
+            &mut ctx,
+            (&format!("{prefix}BG-27"), &LINE_ALLOWANCE),
+            (&format!("{prefix}BG-28"), &LINE_CHARGE),
+        );
+        built_lines.push(line);
+    }
+    let lines = built_lines;
+    let (allowances, charges) = allowances_and_charges(
+        &document_alcs,
+        &mut ctx,
+        ("BG-20", &DOCUMENT_ALLOWANCE),
+        ("BG-21", &DOCUMENT_CHARGE),
+    );
 
     let mut vat_breakdown = Vec::with_capacity(vats.len());
     for (n, draft) in vats.iter().enumerate() {
@@ -302,6 +431,7 @@ pub(crate) fn map_message(
         });
     }
 
+    let mut charge_total_is_net = false;
     let mut total = |qualifiers: &[&str], key: &str| -> Option<String> {
         let i = qualifiers.iter().find_map(|q| {
             summary_moas
@@ -310,6 +440,11 @@ pub(crate) fn map_message(
                 .find(|&i| segments[i].qualifier() == Some(*q))
         })?;
         used[i] = true;
+        if key == "BT-108" {
+            charge_total_is_net = segments[i]
+                .qualifier()
+                .is_some_and(|q| table.net_charge_total.contains(&q));
+        }
         sources.insert(key.to_owned(), segments[i].position);
         errors.keep(moa_amount(&segments[i], mark))
     };
@@ -328,8 +463,7 @@ pub(crate) fn map_message(
     else {
         return Err(errors.0);
     };
-    let warnings = super::rules::check(&lines, &totals, &sources);
-    Ok(CanonicalInvoice {
+    let mut invoice = CanonicalInvoice {
         message_reference: message.reference.clone(),
         profile: profile_name,
         invoice_number,
@@ -340,11 +474,125 @@ pub(crate) fn map_message(
         buyer,
         lines,
         vat_breakdown,
+        allowances,
+        charges,
         totals,
         sources,
         unmapped_segments,
-        warnings,
-    })
+        warnings: Vec::new(),
+    };
+    invoice.warnings = super::rules::check(&invoice, charge_total_is_net);
+    Ok(invoice)
+}
+
+/// What building the canonical values needs besides the drafts.
+struct Context<'a> {
+    segments: &'a [Segment],
+    mark: u8,
+    table: &'a ProfileTable,
+    sources: &'a mut BTreeMap<String, SourcePosition>,
+    errors: &'a mut Errors,
+    used: &'a mut [bool],
+}
+
+/// The allowances and the charges of some ALC groups, with their source positions under
+/// `allowance.0` and `charge.0` (e.g. `BG-20[0].BT-92`). Groups whose ALC 5463 is neither
+/// `A` nor `C`, and line groups that are an item price discount, are left unmapped.
+fn allowances_and_charges(
+    drafts: &[AlcDraft],
+    ctx: &mut Context<'_>,
+    allowance: (&str, &AlcTerms),
+    charge: (&str, &AlcTerms),
+) -> (Vec<AllowanceCharge>, Vec<AllowanceCharge>) {
+    let (mut allowances, mut charges) = (Vec::new(), Vec::new());
+    for draft in drafts {
+        let segments = ctx.segments;
+        let alc = &segments[draft.alc];
+        let is_charge = match alc.qualifier() {
+            Some("A") => false,
+            Some("C") => true,
+            _ => continue,
+        };
+        let pick = |moas: &[usize], qualifiers: &[&str]| {
+            qualifiers.iter().find_map(|q| {
+                moas.iter()
+                    .copied()
+                    .find(|&i| segments[i].qualifier() == Some(*q))
+            })
+        };
+        let amount = pick(&draft.moas, ctx.table.alc_amount);
+        if amount.is_none() && pick(&draft.moas, ctx.table.price_discount).is_some() {
+            continue;
+        }
+        let base = pick(&draft.moas, ctx.table.alc_base);
+        let percentage = pick(&draft.pcds, ctx.table.alc_percentage);
+        let (group, terms, list) = if is_charge {
+            (charge.0, charge.1, &mut charges)
+        } else {
+            (allowance.0, allowance.1, &mut allowances)
+        };
+        let n = list.len();
+        let mut locate = |term: Option<&str>, i: usize| {
+            ctx.used[i] = true;
+            if let Some(bt) = term {
+                ctx.sources
+                    .insert(format!("{group}[{n}].{bt}"), segments[i].position);
+            }
+        };
+        locate(None, draft.alc);
+        let mut value = AllowanceCharge::default();
+        if let Some(i) = amount {
+            locate(terms[0], i);
+            value.amount = ctx.errors.keep(moa_amount(&segments[i], ctx.mark));
+        }
+        if let Some(i) = base {
+            locate(terms[1], i);
+            value.base_amount = ctx.errors.keep(moa_amount(&segments[i], ctx.mark));
+        }
+        if let Some(i) = percentage {
+            locate(terms[2], i);
+            value.percentage = ctx.errors.keep(number(&segments[i], 0, 1, ctx.mark));
+        }
+        if let Some(i) = draft.tax {
+            let tax = &segments[i];
+            value.vat_category = tax.component(5, 0).map(str::to_owned);
+            value.vat_rate = ctx.errors.keep(number(tax, 4, 3, ctx.mark));
+            if value.vat_category.is_some() {
+                locate(terms[3], i);
+            }
+            if value.vat_rate.is_some() {
+                locate(terms[4], i);
+            }
+            locate(None, i);
+        }
+        // C214: 7161, 1131, 3055, 7160, 7160. C552: 1230, 5189.
+        let c214_text = non_empty_joined(alc.element(4).and_then(|c| c.get(3..)), " ");
+        value.reason = c214_text.or_else(|| {
+            alc.component(1, 0)
+                .filter(|_| ctx.table.reason_text_in_1230)
+                .map(str::to_owned)
+        });
+        let codes = [
+            (alc.component(1, 1), "UNCL5189"),
+            (alc.component(4, 0), "UNCL7161"),
+        ];
+        let preferred = if is_charge { [1, 0] } else { [0, 1] };
+        if let Some((code, code_list)) = preferred
+            .iter()
+            .find_map(|&k| codes[k].0.map(|c| (c, codes[k].1)))
+        {
+            value.reason_code = Some(code.to_owned());
+            value.reason_code_list = Some(code_list.to_owned());
+        }
+        if value.reason.is_some() {
+            locate(terms[5], draft.alc);
+        }
+        if value.reason_code.is_some() {
+            locate(terms[6], draft.alc);
+        }
+        list.push(value);
+    }
+    (allowances, charges)
 }
 
 type TotalLookup<'a> = dyn FnMut(&[&str], &str) -> Option<String> + 'a;
@@ -440,14 +688,10 @@ fn build_party(nad: &Segment, vat: Option<&Segment>) -> Party {
     }
 }
 
-fn build_line(
-    n: usize,
-    draft: &LineDraft,
-    segments: &[Segment],
-    mark: u8,
-    sources: &mut BTreeMap<String, SourcePosition>,
-    errors: &mut Errors,
-) -> Line {
+fn build_line(n: usize, draft: &LineDraft, ctx: &mut Context<'_>) -> Line {
+    let (segments, mark) = (ctx.segments, ctx.mark);
+    let sources = &mut *ctx.sources;
+    let errors = &mut *ctx.errors;
     let lin = &segments[draft.lin];
     let key = |bt: &str| format!("BG-25[{n}].{bt}");
     sources.insert(key("BT-126"), lin.position);
@@ -502,5 +746,7 @@ fn build_line(
         unit_code,
         net_amount,
         net_price,
+        allowances: Vec::new(),
+        charges: Vec::new(),
     }
 }

@@ -88,15 +88,22 @@ pub struct CanonicalInvoice {
     pub lines: Vec<Line>,
     /// BG-23, from TAX+7 groups in the summary section.
     pub vat_breakdown: Vec<VatBreakdown>,
+    /// BG-20, document level allowances: ALC+A groups in the header section.
+    #[serde(default)]
+    pub allowances: Vec<AllowanceCharge>,
+    /// BG-21, document level charges: ALC+C groups in the header section.
+    #[serde(default)]
+    pub charges: Vec<AllowanceCharge>,
     /// BG-22.
     pub totals: Totals,
-    /// Business term (e.g. `BT-1`, `BG-25[0].BT-131`) to the segment the value came from.
+    /// Business term (e.g. `BT-1`, `BG-25[0].BT-131`, `BG-20[0].BT-92`,
+    /// `BG-25[1].BG-28[0].BT-141`) to the segment the value came from.
     pub sources: BTreeMap<String, SourcePosition>,
     /// Tags of segments whose content the mapping did not take, deduplicated in order of
     /// first appearance (a tag is listed if at least one of its segments was not used,
     /// e.g. `DTM` for a delivery date next to the mapped issue date).
     pub unmapped_segments: Vec<String>,
-    /// Business rules of EN 16931 on the totals (BR-CO-10, -13, -15, -16) that the
+    /// Business rules of EN 16931 on the totals (BR-CO-10 to BR-CO-16) that the
     /// sender's figures break. These are *warnings*: the invoice is still published, and
     /// the receiving team decides (see [`Warning`] for why they do not reject).
     #[serde(default)]
@@ -155,6 +162,40 @@ pub struct Line {
     pub net_amount: Option<String>,
     /// BT-146, PRI+AAA.
     pub net_price: Option<String>,
+    /// BG-27, line allowances: ALC+A groups inside the LIN group.
+    #[serde(default)]
+    pub allowances: Vec<AllowanceCharge>,
+    /// BG-28, line charges: ALC+C groups inside the LIN group.
+    #[serde(default)]
+    pub charges: Vec<AllowanceCharge>,
+}
+
+/// One allowance or charge, on document level (BG-20, BG-21) or on a line (BG-27,
+/// BG-28), from an ALC segment group. Which business terms the fields are depends on
+/// where it sits; the terms are named per field as document allowance / document charge /
+/// line allowance / line charge.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+pub struct AllowanceCharge {
+    /// BT-92 / BT-99 / BT-136 / BT-141: MOA in the ALC group (8, 204 or 23; EANCOM also
+    /// 131), as the sender signed it.
+    pub amount: Option<String>,
+    /// BT-93 / BT-100 / BT-137 / BT-142: MOA+25 in the ALC group.
+    pub base_amount: Option<String>,
+    /// BT-94 / BT-101 / BT-138 / BT-143: PCD in the ALC group (5245 = 3, 1, 2 or 12).
+    pub percentage: Option<String>,
+    /// BT-95 / BT-102: TAX 5305 in the ALC group. EN 16931 has no such term on lines;
+    /// a line ALC's TAX is kept here all the same.
+    pub vat_category: Option<String>,
+    /// BT-96 / BT-103: TAX C243 5278 in the ALC group.
+    pub vat_rate: Option<String>,
+    /// BT-97 / BT-104 / BT-139 / BT-144: ALC C214 7160 (both lines joined with a blank),
+    /// or C552 1230 where the profile uses it for text (the CEN binding).
+    pub reason: Option<String>,
+    /// BT-98 / BT-105 / BT-140 / BT-145: ALC C552 5189 or C214 7161. For an allowance
+    /// 5189 is preferred, for a charge 7161, as EN 16931 names those lists.
+    pub reason_code: Option<String>,
+    /// The code list `reason_code` is from: `UNCL5189` or `UNCL7161`.
+    pub reason_code_list: Option<String>,
 }
 
 /// One VAT breakdown (BG-23).
@@ -177,10 +218,11 @@ pub struct VatBreakdown {
 pub struct Totals {
     /// BT-106, sum of line net amounts.
     pub line_extension: Option<String>,
-    /// BT-107, sum of document-level allowances.
+    /// BT-107, sum of document-level allowances (MOA+260).
     #[serde(default)]
     pub allowance_total: Option<String>,
-    /// BT-108, sum of document-level charges.
+    /// BT-108, sum of document-level charges (MOA+259; EANCOM MOA+131 is charges net of
+    /// allowances, and the rules read it so).
     #[serde(default)]
     pub charge_total: Option<String>,
     /// BT-109, total without VAT.

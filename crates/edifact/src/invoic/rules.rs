@@ -1,13 +1,12 @@
 //! EN 16931 business rules on the document totals, checked in exact decimal arithmetic.
 //!
-//! Each rule is checked only when the totals it relates are present: EN 16931 makes some
-//! of them optional and many EDIFACT senders leave them out. An absent allowance, charge,
-//! paid or rounding amount counts as zero, as the standard says.
+//! Each rule is checked only when the total it states is present: EN 16931 makes some of
+//! them optional and many EDIFACT senders leave them out. An absent allowance, charge,
+//! paid or rounding amount counts as zero on the computing side, as the standard says. A
+//! sum over parts (lines, allowances, VAT breakdowns) is skipped when one part lacks its
+//! amount (e.g. an allowance given only as a percentage): the sum would be a guess.
 
-use std::collections::BTreeMap;
-
-use super::{Line, Totals, Warning};
-use crate::SourcePosition;
+use super::{AllowanceCharge, CanonicalInvoice, Warning};
 
 /// A decimal as an integer count of `10^-scale` units; no floats, no rounding.
 #[derive(Debug, Clone, Copy)]
@@ -99,12 +98,21 @@ fn or_zero(value: &Option<String>) -> Option<Amount> {
     }
 }
 
-/// The warnings for one invoice's totals, in rule order.
-pub(crate) fn check(
-    lines: &[Line],
-    totals: &Totals,
-    sources: &BTreeMap<String, SourcePosition>,
-) -> Vec<Warning> {
+/// The exact sum of some amounts; `None` if one is absent or unreadable.
+fn sum<'a>(amounts: impl IntoIterator<Item = Option<&'a str>>) -> Option<Amount> {
+    amounts
+        .into_iter()
+        .try_fold(Amount::zero(), |sum, a| sum.add(Amount::parse(a?)?))
+}
+
+fn sum_of(items: &[AllowanceCharge]) -> Option<Amount> {
+    sum(items.iter().map(|a| a.amount.as_deref()))
+}
+
+/// The warnings for one invoice's totals, in rule order. `charge_total_is_net` says that
+/// BT-108 was read from a qualifier carrying charges net of allowances (EANCOM MOA+131).
+pub(crate) fn check(invoice: &CanonicalInvoice, charge_total_is_net: bool) -> Vec<Warning> {
+    let (lines, totals, sources) = (&invoice.lines, &invoice.totals, &invoice.sources);
     let mut warnings = Vec::new();
     let mut rule = |id: &str, stated: Option<Amount>, computed: Option<Amount>, bt: &str, how| {
         let (Some(stated), Some(computed)) = (stated, computed) else {
@@ -121,10 +129,7 @@ pub(crate) fn check(
 
     // BR-CO-10: BT-106 = sum of BT-131. Skipped when a line has no net amount: the sum
     // would then be a guess.
-    let line_sum = lines.iter().try_fold(Amount::zero(), |sum, line| {
-        sum.add(Amount::parse(line.net_amount.as_deref()?)?)
-    });
-    let line_sum = line_sum.filter(|_| !lines.is_empty());
+    let line_sum = sum(lines.iter().map(|l| l.net_amount.as_deref())).filter(|_| !lines.is_empty());
     rule(
         "BR-CO-10",
         amount(&totals.line_extension),
@@ -133,9 +138,45 @@ pub(crate) fn check(
         "the sum of the line net amounts (BT-131)",
     );
 
-    // BR-CO-13: BT-109 = BT-106 - BT-107 + BT-108.
+    // BR-CO-11: BT-107 = sum of BT-92.
+    let allowances = sum_of(&invoice.allowances);
+    rule(
+        "BR-CO-11",
+        amount(&totals.allowance_total),
+        allowances,
+        "BT-107",
+        "the sum of the document allowance amounts (BT-92)",
+    );
+
+    // BR-CO-12: BT-108 = sum of BT-99; a net BT-108 is compared with charges minus
+    // allowances instead.
+    let charges = sum_of(&invoice.charges);
+    if charge_total_is_net {
+        rule(
+            "BR-CO-12",
+            amount(&totals.charge_total),
+            charges.and_then(|c| c.add(allowances?.neg())),
+            "BT-108",
+            "the document charges (BT-99) minus the document allowances (BT-92)",
+        );
+    } else {
+        rule(
+            "BR-CO-12",
+            amount(&totals.charge_total),
+            charges,
+            "BT-108",
+            "the sum of the document charge amounts (BT-99)",
+        );
+    }
+
+    // BR-CO-13: BT-109 = BT-106 - BT-107 + BT-108 (a net BT-108 already holds BT-107).
+    let allowance_total = if charge_total_is_net {
+        Some(Amount::zero())
+    } else {
+        or_zero(&totals.allowance_total)
+    };
     let computed = amount(&totals.line_extension).and_then(|l| {
-        l.add(or_zero(&totals.allowance_total)?.neg())?
+        l.add(allowance_total?.neg())?
             .add(or_zero(&totals.charge_total)?)
     });
     rule(
@@ -144,6 +185,18 @@ pub(crate) fn check(
         computed,
         "BT-109",
         "BT-106 - BT-107 + BT-108",
+    );
+
+    // BR-CO-14: BT-110 = sum of BT-117.
+    let breakdown = &invoice.vat_breakdown;
+    let vat_sum =
+        sum(breakdown.iter().map(|v| v.tax_amount.as_deref())).filter(|_| !breakdown.is_empty());
+    rule(
+        "BR-CO-14",
+        amount(&totals.tax_total),
+        vat_sum,
+        "BT-110",
+        "the sum of the VAT category tax amounts (BT-117)",
     );
 
     // BR-CO-15: BT-112 = BT-109 + BT-110.
@@ -173,7 +226,11 @@ pub(crate) fn check(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use super::super::{Line, Totals, VatBreakdown};
     use super::*;
+    use crate::SourcePosition;
 
     fn line(net: &str) -> Line {
         Line {
@@ -185,7 +242,110 @@ mod tests {
             unit_code: None,
             net_amount: Some(net.into()),
             net_price: None,
+            allowances: Vec::new(),
+            charges: Vec::new(),
         }
+    }
+
+    fn invoice(
+        lines: &[Line],
+        totals: &Totals,
+        sources: &BTreeMap<String, SourcePosition>,
+    ) -> CanonicalInvoice {
+        CanonicalInvoice {
+            message_reference: "1".into(),
+            profile: "UN-D16B".into(),
+            invoice_number: "1".into(),
+            issue_date: "2026-01-01".into(),
+            type_code: "380".into(),
+            currency: None,
+            seller: Default::default(),
+            buyer: Default::default(),
+            lines: lines.to_vec(),
+            vat_breakdown: Vec::new(),
+            allowances: Vec::new(),
+            charges: Vec::new(),
+            totals: totals.clone(),
+            sources: sources.clone(),
+            unmapped_segments: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn check_totals(
+        lines: &[Line],
+        totals: &Totals,
+        sources: &BTreeMap<String, SourcePosition>,
+    ) -> Vec<Warning> {
+        check(&invoice(lines, totals, sources), false)
+    }
+
+    fn amount_of(value: &str) -> AllowanceCharge {
+        AllowanceCharge {
+            amount: s(value),
+            ..AllowanceCharge::default()
+        }
+    }
+
+    fn rules(warnings: &[Warning]) -> Vec<&str> {
+        warnings.iter().map(|w| w.rule.as_str()).collect()
+    }
+
+    #[test]
+    fn allowance_charge_and_vat_sums() {
+        let totals = Totals {
+            line_extension: s("100"),
+            allowance_total: s("10"),
+            charge_total: s("5.50"),
+            tax_exclusive: s("95.5"),
+            tax_total: s("19.10"),
+            ..Totals::default()
+        };
+        let mut inv = invoice(&[line("100")], &totals, &BTreeMap::new());
+        inv.allowances = vec![amount_of("4"), amount_of("6.00")];
+        inv.charges = vec![amount_of("5.5")];
+        inv.vat_breakdown = vec![VatBreakdown {
+            tax_type: None,
+            category: s("S"),
+            rate: s("20"),
+            taxable_amount: s("95.5"),
+            tax_amount: s("19.10"),
+        }];
+        assert_eq!(check(&inv, false), []);
+
+        inv.allowances.pop();
+        inv.charges.push(amount_of("1"));
+        inv.vat_breakdown[0].tax_amount = s("19.11");
+        let w = check(&inv, false);
+        assert_eq!(rules(&w), ["BR-CO-11", "BR-CO-12", "BR-CO-14"]);
+        assert_eq!(
+            w[0].message,
+            "BT-107 is 10 but the sum of the document allowance amounts (BT-92) gives 4"
+        );
+
+        // A percentage-only allowance makes the sum unknowable: BR-CO-11 is skipped.
+        inv.allowances = vec![AllowanceCharge {
+            percentage: s("10"),
+            ..AllowanceCharge::default()
+        }];
+        assert!(!rules(&check(&inv, false)).contains(&"BR-CO-11"));
+    }
+
+    #[test]
+    fn a_net_charge_total_is_charges_minus_allowances() {
+        // EANCOM: MOA+131 = 120 - 20, no MOA+260.
+        let totals = Totals {
+            line_extension: s("1000"),
+            charge_total: s("100"),
+            tax_exclusive: s("1100"),
+            ..Totals::default()
+        };
+        let mut inv = invoice(&[line("1000")], &totals, &BTreeMap::new());
+        inv.allowances = vec![amount_of("20")];
+        inv.charges = vec![amount_of("120")];
+        assert_eq!(check(&inv, true), []);
+        // Read as a plain charge total, the same figures break BR-CO-12.
+        assert_eq!(rules(&check(&inv, false)), ["BR-CO-12"]);
     }
 
     fn s(v: &str) -> Option<String> {
@@ -222,7 +382,10 @@ mod tests {
             amount_due: s("801.78"),
         };
         let lines = [line("1273"), line("-3.96"), line("4.96"), line("162.5")];
-        assert_eq!(check(&lines, &totals, &BTreeMap::new()), []);
+        let mut inv = invoice(&lines, &totals, &BTreeMap::new());
+        inv.allowances = vec![amount_of("100")];
+        inv.charges = vec![amount_of("100.00")];
+        assert_eq!(check(&inv, false), []);
     }
 
     #[test]
@@ -250,7 +413,7 @@ mod tests {
             amount_due: s("12"),
             ..Totals::default()
         };
-        let w = check(&[line("4"), line("5")], &totals, &sources);
+        let w = check_totals(&[line("4"), line("5")], &totals, &sources);
         let rules: Vec<_> = w.iter().map(|w| (w.rule.as_str(), w.position)).collect();
         assert_eq!(
             rules,
@@ -273,7 +436,7 @@ mod tests {
             amount_due: s("5"),
             ..Totals::default()
         };
-        assert_eq!(check(&[], &totals, &BTreeMap::new()), []);
+        assert_eq!(check_totals(&[], &totals, &BTreeMap::new()), []);
         // A line without a net amount makes BR-CO-10 unknowable, not broken.
         let mut no_net = line("1");
         no_net.net_amount = None;
@@ -281,6 +444,9 @@ mod tests {
             line_extension: s("7"),
             ..Totals::default()
         };
-        assert_eq!(check(&[line("1"), no_net], &totals, &BTreeMap::new()), []);
+        assert_eq!(
+            check_totals(&[line("1"), no_net], &totals, &BTreeMap::new()),
+            []
+        );
     }
 }
