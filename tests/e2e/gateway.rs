@@ -133,3 +133,22 @@ async fn an_unreachable_database_returns_5xx() {
     assert_eq!(response.status(), 503);
     shutdown.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_copies_of_one_message_are_accepted_once_and_get_the_same_mdn() {
+    let app = spawn_app().await;
+    let payload = fixture(INVOIC);
+    let id = format!("{}@acme", Uuid::new_v4());
+    // Sent at once, they race past the resend check; the journal's unique identity
+    // lets one in and the others get its MDN.
+    let responses =
+        futures::future::join_all((0..6).map(|_| app.post_as2(PARTNER, &id, &payload))).await;
+    for response in &responses {
+        assert_eq!(response.status, 200);
+        assert_eq!(response.body, responses[0].body, "one MDN for every copy");
+        assert_eq!(response.mdn().disposition, Disposition::Processed);
+    }
+    assert_eq!(app.count("SELECT count(*) FROM edi_message").await, 1);
+    assert_eq!(app.count("SELECT count(*) FROM mdn").await, 1);
+    assert_eq!(app.count("SELECT count(*) FROM outbox").await, 1);
+}
