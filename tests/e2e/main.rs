@@ -11,6 +11,7 @@ mod metrics;
 mod outbox_admin;
 mod partners;
 mod path;
+mod private_broker;
 mod purge;
 mod relay;
 mod smime;
