@@ -8,13 +8,14 @@
 
 use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
-use edihub_outbox::Relay;
+use edihub_outbox::{OutboxRecord, Publisher, Relay};
 use edihub_tests::spawn_app;
 use rdkafka::ClientConfig;
 use rdkafka::Message;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::message::Headers;
 use rdkafka::producer::{FutureProducer, FutureRecord};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -124,6 +125,28 @@ async fn naive_relay(pool: &sqlx::PgPool, brokers: &str, seconds: f64) -> (usize
     (sent, sent as f64 / start.elapsed().as_secs_f64())
 }
 
+/// The relay's publisher, timed: for each record, from its commit (`created_at`, the
+/// start of its writing transaction) to the publish call, and the publish call's length.
+struct Timed {
+    inner: KafkaPublisher,
+    samples: Arc<Mutex<Vec<(f64, f64)>>>,
+}
+
+impl Publisher for Timed {
+    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
+        let called = chrono::Utc::now();
+        let started = Instant::now();
+        let outcomes = self.inner.publish(records).await;
+        let publish_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut samples = self.samples.lock().expect("samples");
+        for record in records {
+            let wait = (called - record.created_at).num_microseconds().unwrap_or(0) as f64 / 1000.0;
+            samples.push((wait, publish_ms));
+        }
+        outcomes
+    }
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -146,15 +169,18 @@ async fn main() {
     let bare = bare_producer(&brokers, &app.kafka.topics.invoice_canonical, events).await;
     println!("bare rdkafka producer (reference):  {bare:>10.0} events/s");
 
-    // 2. The relay: claim, publish, mark in batches.
+    // 2. The relay: claim, publish, mark in batches of 5000. First one step at a time,
+    //    then as `Relay::run` drains a backlog (the next batch claimed while the
+    //    previous one is published and marked).
+    let settings = RelaySettings {
+        batch_size: 5000,
+        ..RelaySettings::default()
+    };
     fill_outbox(&app.pool, &topic, events).await;
     let relay = Relay::new(
         app.pool.clone(),
         KafkaPublisher::new(&app.kafka).expect("producer"),
-        RelaySettings {
-            batch_size: 5000,
-            ..RelaySettings::default()
-        },
+        settings.clone(),
     );
     let start = Instant::now();
     let mut sent = 0;
@@ -165,10 +191,17 @@ async fn main() {
             break;
         }
     }
-    let relay_rate = sent as f64 / start.elapsed().as_secs_f64();
+    let serial_rate = sent as f64 / start.elapsed().as_secs_f64();
     assert_eq!(sent, events, "every row published");
+    println!("edihub relay, one step at a time:   {serial_rate:>10.0} events/s");
+
+    fill_outbox(&app.pool, &topic, events).await;
+    let start = Instant::now();
+    let report = relay.drain().await.expect("drain");
+    let relay_rate = report.sent as f64 / start.elapsed().as_secs_f64();
+    assert_eq!(report.sent, events, "every row published");
     println!(
-        "edihub relay (batch 5000):          {relay_rate:>10.0} events/s   target 25,000+ (DESIGN.md)"
+        "edihub relay (drain, batch 5000):   {relay_rate:>10.0} events/s   target 25,000+ (DESIGN.md)"
     );
 
     // 3. Reference: the textbook one-row-at-a-time relay, for 5 seconds.
@@ -200,22 +233,44 @@ async fn main() {
         let _ = tokio::time::timeout(Duration::from_millis(100), consumer.recv()).await;
     }
     let shutdown = CancellationToken::new();
+    let samples = Arc::new(Mutex::new(Vec::with_capacity(rate * seconds)));
     let running = {
+        let samples = samples.clone();
         let pool = app.pool.clone();
         let kafka = app.kafka.clone();
         let shutdown = shutdown.clone();
+        let settings = settings.clone();
         tokio::spawn(async move {
             let relay = Relay::new(
                 pool,
-                KafkaPublisher::new(&kafka).expect("producer"),
-                RelaySettings {
-                    batch_size: 5000,
-                    ..RelaySettings::default()
+                Timed {
+                    inner: KafkaPublisher::new(&kafka).expect("producer"),
+                    samples,
                 },
+                settings,
             );
             relay.run(shutdown).await.expect("relay run");
         })
     };
+    // Warm up: the relay's producer connects and gets its producer id on its first
+    // publish (about half a second against tansu), once per process. Measure after it.
+    sqlx::query(
+        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload)
+         VALUES (gen_random_uuid(), 'EdiMessage', 'warm-up', 'WarmUp', $1, '{}')",
+    )
+    .bind(&latency_topic)
+    .execute(&app.pool)
+    .await
+    .expect("warm-up row");
+    let warmed = Instant::now();
+    while warmed.elapsed() < Duration::from_secs(30) {
+        if let Ok(Ok(message)) = tokio::time::timeout(Duration::from_secs(5), consumer.recv()).await
+            && message.key() == Some(b"warm-up".as_slice())
+        {
+            break;
+        }
+    }
+    samples.lock().expect("samples").clear();
     let total = rate * seconds;
     let writer = {
         let pool = app.pool.clone();
@@ -276,5 +331,18 @@ async fn main() {
         percentile(&latencies, 0.50),
         percentile(&latencies, 0.99),
         latencies.last().copied().unwrap_or(f64::NAN),
+    );
+    let samples = samples.lock().expect("samples");
+    let mut claim_wait: Vec<f64> = samples.iter().map(|s| s.0).collect();
+    let mut publish: Vec<f64> = samples.iter().map(|s| s.1).collect();
+    claim_wait.sort_by(|a, b| a.total_cmp(b));
+    publish.sort_by(|a, b| a.total_cmp(b));
+    println!(
+        "  of which commit to publish call: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; publish call to acks: p50 {:.1} ms, p99 {:.1} ms",
+        percentile(&claim_wait, 0.50),
+        percentile(&claim_wait, 0.99),
+        claim_wait.last().copied().unwrap_or(f64::NAN),
+        percentile(&publish, 0.50),
+        percentile(&publish, 0.99),
     );
 }

@@ -224,3 +224,89 @@ async fn a_row_the_broker_refuses_is_retried_with_backoff_then_failed() {
             .expect("row");
     assert_eq!((status.as_str(), attempts), ("FAILED", 2));
 }
+
+/// `drain` claims batch N+1 while batch N is published and marked. With batches of 3,
+/// every aggregate's later events are blocked behind an in-flight head most of the time:
+/// each must still come out once, in order, from two draining relays at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pipelined_drains_keep_every_aggregate_in_order() {
+    let app = spawn_app().await;
+    const AGGREGATES: usize = 5;
+    const EVENTS: usize = 10;
+    for n in 0..EVENTS {
+        for a in 0..AGGREGATES {
+            commit_event(&app, &format!("agg-{a}"), n).await;
+        }
+    }
+    let settings = RelaySettings {
+        batch_size: 3,
+        ..RelaySettings::default()
+    };
+    let first = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        settings.clone(),
+    );
+    let second = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        settings,
+    );
+    let (a, b) = tokio::join!(first.drain(), second.drain());
+    let (a, b) = (a.expect("drain"), b.expect("drain"));
+    // Each drain returns only after a claim that overlapped nothing found nothing, so
+    // together they leave nothing behind.
+    assert_eq!(a.sent + b.sent, AGGREGATES * EVENTS);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE status <> 'SENT'")
+            .await,
+        0
+    );
+    let by_key = sequences_on_topic(&app, AGGREGATES * EVENTS).await;
+    assert_eq!(by_key.len(), AGGREGATES);
+    for (key, sequence) in by_key {
+        assert_eq!(
+            sequence,
+            (0..EVENTS as u64).collect::<Vec<_>>(),
+            "order of {key}"
+        );
+    }
+}
+
+/// One aggregate with several events: the claim that overlaps the batch holding its head
+/// finds nothing (the successors are not heads yet). `drain` must claim again once the
+/// batch is done rather than stop there, or the successors would wait for a NOTIFY
+/// that never comes (they committed long ago) until the polling interval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_does_not_stop_at_an_empty_claim_that_overlapped_a_batch() {
+    let app = spawn_app().await;
+    for n in 0..4 {
+        commit_event(&app, "chain", n).await;
+    }
+    let relay = app.relay();
+    let report = relay.drain().await.expect("drain");
+    assert_eq!((report.claimed, report.sent), (4, 4));
+    let by_key = sequences_on_topic(&app, 4).await;
+    assert_eq!(by_key["chain"], vec![0, 1, 2, 3]);
+}
+
+/// The late-commit case, drained: a row whose transaction was open during a drain is
+/// published by the next drain, not skipped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_commits_late_is_published_by_the_next_drain() {
+    let app = spawn_app().await;
+    let relay = app.relay();
+    let mut late = app.pool.begin().await.expect("begin");
+    edihub_outbox::enqueue(&mut late, &event(&app, "late", 0))
+        .await
+        .expect("enqueue");
+    for n in 0..5 {
+        commit_event(&app, "busy", n).await;
+    }
+    assert_eq!(relay.drain().await.expect("drain").sent, 5);
+    late.commit().await.expect("late commit");
+    assert_eq!(relay.drain().await.expect("drain").sent, 1);
+    let by_key = sequences_on_topic(&app, 6).await;
+    assert_eq!(by_key["late"], vec![0]);
+    assert_eq!(by_key["busy"], vec![0, 1, 2, 3, 4]);
+}

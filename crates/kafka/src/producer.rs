@@ -20,7 +20,7 @@ impl KafkaPublisher {
         let producer: FutureProducer = crate::client_config(&settings.brokers)
             .set("enable.idempotence", "true")
             .set("acks", "all")
-            .set("linger.ms", "5")
+            .set("linger.ms", "1")
             .set("message.timeout.ms", "30000")
             .create()?;
         Ok(Self { producer })

@@ -1,5 +1,6 @@
 //! The relay: claim a batch of due PENDING rows, publish them, mark the outcome — one
-//! transaction per step. [`Relay::step`] is what tests call; [`Relay::run`] loops it.
+//! transaction per step. [`Relay::step`] is what tests call; [`Relay::drain`] steps two
+//! batches at a time until a claim finds nothing, and [`Relay::run`] loops the drain.
 //!
 //! Claimed rows stay locked (`FOR UPDATE SKIP LOCKED`) until the step's transaction
 //! ends, so a second relay skips them, and a relay that dies mid-step releases them by
@@ -9,12 +10,11 @@
 use crate::OutboxRecord;
 use edihub_config::RelaySettings;
 use rand::Rng;
-use sqlx::PgPool;
 use sqlx::postgres::PgListener;
+use sqlx::{PgPool, Postgres, Transaction};
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-use uuid::Uuid;
 
 /// Claims due PENDING rows that are the *head* of their aggregate: no earlier PENDING
 /// row of the same aggregate exists (claimed by another relay, waiting for a retry, or
@@ -88,12 +88,75 @@ impl<P: Publisher> Relay<P> {
 
     /// Claims up to `batch_size` due rows, publishes them and records each outcome.
     pub async fn step(&self) -> Result<StepReport, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let claimed = self.claim().await?;
+        self.finish(claimed).await
+    }
+
+    /// Steps until a claim finds nothing, two batches at a time: batch N+1 is claimed
+    /// while batch N is published and marked, on a second connection. Returns the sum
+    /// of the steps.
+    ///
+    /// This is exactly two relays stepping at once (ADR 0002): batch N's rows stay
+    /// locked and PENDING until its transaction commits, so the claim of N+1 skips
+    /// them (`SKIP LOCKED`) and also every later row of their aggregates (not heads).
+    /// N+1 therefore holds only aggregates whose earlier events are already SENT, which
+    /// is what makes it safe to publish it once N is done.
+    pub async fn drain(&self) -> Result<StepReport, sqlx::Error> {
+        self.drain_until(&CancellationToken::new()).await
+    }
+
+    async fn drain_until(&self, shutdown: &CancellationToken) -> Result<StepReport, sqlx::Error> {
+        let mut total = StepReport::default();
+        let mut current = self.claim().await?;
+        // Whether `current` was claimed while an earlier batch was still in flight: an
+        // empty claim then proves nothing (the rows it skipped may be claimable now).
+        let mut overlapped = false;
+        loop {
+            if current.records.is_empty() {
+                current.tx.commit().await?;
+                if !overlapped || shutdown.is_cancelled() {
+                    return Ok(total);
+                }
+                current = self.claim().await?;
+                overlapped = false;
+                continue;
+            }
+            if shutdown.is_cancelled() {
+                // Finish what is claimed, claim nothing more.
+                total.add(self.finish(current).await?);
+                return Ok(total);
+            }
+            let (finished, following) = tokio::join!(self.finish(current), self.claim());
+            // An error in either rolls its own transaction back (dropped): those rows
+            // are claimed again later.
+            total.add(finished?);
+            current = following?;
+            overlapped = true;
+        }
+    }
+
+    /// Opens the step's transaction and claims the batch; the rows stay locked by it.
+    async fn claim(&self) -> Result<Claimed, sqlx::Error> {
+        let started = Instant::now();
+        // The step's outcome marks promise nothing to anyone: if a database crash loses
+        // a committed-but-unflushed SENT, the row is simply published again, as after a
+        // relay crash (at-least-once). So the commit need not wait for the WAL flush.
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN; SET LOCAL synchronous_commit = off")
+            .await?;
         let records: Vec<OutboxRecord> = sqlx::query_as(CLAIM)
             .bind(self.settings.batch_size)
             .bind(self.channel)
             .fetch_all(&mut *tx)
             .await?;
+        tracing::trace!(rows = records.len(), elapsed = ?started.elapsed(), "claimed");
+        Ok(Claimed { tx, records })
+    }
+
+    /// Publishes a claimed batch, records each outcome and commits.
+    async fn finish(&self, claimed: Claimed) -> Result<StepReport, sqlx::Error> {
+        let Claimed { mut tx, records } = claimed;
         let mut report = StepReport {
             claimed: records.len(),
             ..StepReport::default()
@@ -104,13 +167,15 @@ impl<P: Publisher> Relay<P> {
         }
 
         edihub_metrics::OUTBOX_BATCH_SIZE.observe(records.len() as f64);
+        let started = Instant::now();
         let publish_timer = edihub_metrics::OUTBOX_PUBLISH_SECONDS.start_timer();
         let outcomes = self.publisher.publish(&records).await;
         publish_timer.observe_duration();
-        let mut sent: Vec<Uuid> = Vec::with_capacity(records.len());
+        let published_after = started.elapsed();
+        let mut sent: Vec<i64> = Vec::with_capacity(records.len());
         for (record, outcome) in records.iter().zip(outcomes) {
             match outcome {
-                Ok(()) => sent.push(record.id),
+                Ok(()) => sent.push(record.seq),
                 Err(error) => {
                     let attempts = record.attempts + 1;
                     let dead = attempts >= self.settings.max_attempts;
@@ -140,16 +205,21 @@ impl<P: Publisher> Relay<P> {
                 }
             }
         }
-        // A row is SENT only now that the broker acknowledged it.
+        // A row is SENT only now that the broker acknowledged it. By `seq`: its index
+        // is in insertion order, so a batch touches few of its pages.
         sqlx::query(
             "UPDATE outbox SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
                     last_error = NULL
-             WHERE id = ANY($1)",
+             WHERE seq = ANY($1)",
         )
         .bind(&sent)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        tracing::trace!(
+            rows = records.len(), publish = ?published_after, total = ?started.elapsed(),
+            "batch finished"
+        );
         report.sent = sent.len();
         let published = &edihub_metrics::OUTBOX_PUBLISHED;
         published
@@ -164,24 +234,19 @@ impl<P: Publisher> Relay<P> {
         Ok(report)
     }
 
-    /// Steps until `shutdown`: immediately again while steps find rows, otherwise
-    /// after a NOTIFY or the polling interval, whichever comes first.
+    /// Drains ([`Relay::drain`]) until `shutdown`: after each drain, waits for a
+    /// NOTIFY or the polling interval, whichever comes first. The batch in flight is
+    /// finished before returning.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(NOTIFY_CHANNEL).await?;
         let poll = Duration::from_millis(self.settings.poll_interval_ms);
         while !shutdown.is_cancelled() {
-            match self.step().await {
-                Ok(report) => {
-                    if report.claimed > 0 {
-                        tracing::debug!(?report, "relay step");
-                    }
-                    // Claims are head-of-aggregate only, so a short batch does not mean
-                    // the backlog is empty: step again until a step finds nothing.
-                    if report.claimed > 0 {
-                        continue;
-                    }
-                }
+            // Claims are head-of-aggregate only, so a short batch does not mean the
+            // backlog is empty: a drain ends only when a claim finds nothing.
+            match self.drain_until(&shutdown).await {
+                Ok(report) if report.claimed > 0 => tracing::debug!(?report, "relay drain"),
+                Ok(_) => {}
                 Err(error) => tracing::error!(%error, "relay step failed"),
             }
             tokio::select! {
@@ -194,6 +259,21 @@ impl<P: Publisher> Relay<P> {
         }
         tracing::info!("relay stopped");
         Ok(())
+    }
+}
+
+/// A claimed batch: its rows stay locked by `tx` until the batch is finished.
+struct Claimed {
+    tx: Transaction<'static, Postgres>,
+    records: Vec<OutboxRecord>,
+}
+
+impl StepReport {
+    fn add(&mut self, other: StepReport) {
+        self.claimed += other.claimed;
+        self.sent += other.sent;
+        self.retried += other.retried;
+        self.failed += other.failed;
     }
 }
 
