@@ -251,14 +251,32 @@ impl<P: Publisher> Relay<P> {
             }
             tokio::select! {
                 _ = shutdown.cancelled() => break,
-                // An error here (connection lost) is retried by PgListener on the next
-                // recv; the polling interval keeps the relay moving meanwhile.
-                _ = listener.recv() => {}
+                _ = self.notified(&mut listener) => {}
                 _ = tokio::time::sleep(poll) => {}
             }
         }
         tracing::info!("relay stopped");
         Ok(())
+    }
+}
+
+impl<P> Relay<P> {
+    /// Waits for a NOTIFY about this relay's channel (the payload names the channel of
+    /// the rows committed; an empty one, from before migration 0008, counts for all).
+    /// A listener error (connection lost) returns at once: PgListener reconnects on the
+    /// next `recv`, and the polling interval keeps the relay moving meanwhile.
+    async fn notified(&self, listener: &mut PgListener) {
+        loop {
+            match listener.recv().await {
+                Ok(notification) => {
+                    let payload = notification.payload();
+                    if payload.is_empty() || payload == self.channel {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+        }
     }
 }
 
