@@ -152,3 +152,32 @@ async fn concurrent_copies_of_one_message_are_accepted_once_and_get_the_same_mdn
     assert_eq!(app.count("SELECT count(*) FROM mdn").await, 1);
     assert_eq!(app.count("SELECT count(*) FROM outbox").await, 1);
 }
+
+/// The operator CLI as a partner onboarding team runs it: `edihub send` posts a file
+/// and checks the MDN (this also proves the CLI's HTTP client can be built).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edihub_send_posts_a_file_and_reads_its_mdn() {
+    let app = spawn_app().await;
+    let url = app.as2_url();
+    // The CLI blocks on its own runtime; run it off this test's workers.
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(edihub_tests::service_binary("edihub"))
+            .arg("send")
+            .arg(edihub_tests::fixture_path(INVOIC))
+            .args(["--url", &url, "--from", PARTNER, "--to", edihub_tests::HUB])
+            .env_remove("EDIHUB_CONFIG")
+            .env("RUST_LOG", "warn")
+            .output()
+    })
+    .await
+    .expect("join")
+    .expect("run edihub send");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("processed"), "{stdout}");
+    assert_eq!(app.count("SELECT count(*) FROM edi_message").await, 1);
+}

@@ -91,6 +91,13 @@ impl Drop for TestApp {
     }
 }
 
+/// An HTTP client for the tests. reqwest has rustls without a crypto provider of its
+/// own (see `services/edihub/src/main.rs`), so the process's default is set first.
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 /// What the gateway answered.
 pub struct As2Response {
     pub status: reqwest::StatusCode,
@@ -210,7 +217,7 @@ pub async fn spawn_app_with(
         s3,
         store,
         suffix,
-        http: reqwest::Client::new(),
+        http: http_client(),
         shutdown,
     }
 }

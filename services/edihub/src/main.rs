@@ -129,6 +129,9 @@ enum AuditCommand {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("edihub");
+    // reqwest (`edihub send`) is built with rustls but no crypto provider of its own:
+    // use aws-lc-rs, which the S3 client links anyway. Fails only if one is set already.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let cli = Cli::parse();
     let settings: Settings = edihub_config::load()?;
     match cli.command {
