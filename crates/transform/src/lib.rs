@@ -113,15 +113,13 @@ impl Transformer {
                 let rejected = EdiMessageRejected { message_id, faults };
                 edihub_outbox::enqueue(
                     &mut tx,
-                    &NewEvent {
-                        id: Uuid::now_v7(),
-                        aggregate_type: AGGREGATE_EDI_MESSAGE.into(),
-                        aggregate_id: message_id.to_string(),
-                        event_type: event_types::EDI_MESSAGE_REJECTED.into(),
-                        topic: self.topics.inbound_rejected.clone(),
-                        payload: serde_json::to_value(&rejected)?,
-                        headers: propagated.clone(),
-                    },
+                    &message_event(
+                        message_id,
+                        event_types::EDI_MESSAGE_REJECTED,
+                        &self.topics.inbound_rejected,
+                        serde_json::to_value(&rejected)?,
+                        &propagated,
+                    ),
                 )
                 .await?;
                 Outcome::Rejected { faults: count }
@@ -137,15 +135,13 @@ impl Transformer {
             );
             edihub_outbox::enqueue(
                 &mut tx,
-                &NewEvent {
-                    id: Uuid::now_v7(),
-                    aggregate_type: AGGREGATE_EDI_MESSAGE.into(),
-                    aggregate_id: message_id.to_string(),
-                    event_type: event_types::EDI_ACKNOWLEDGEMENT_ISSUED.into(),
-                    topic: self.topics.acknowledgement_issued.clone(),
-                    payload: serde_json::to_value(&ack)?,
-                    headers: propagated.clone(),
-                },
+                &message_event(
+                    message_id,
+                    event_types::EDI_ACKNOWLEDGEMENT_ISSUED,
+                    &self.topics.acknowledgement_issued,
+                    serde_json::to_value(&ack)?,
+                    &propagated,
+                ),
             )
             .await?;
         }
@@ -188,18 +184,36 @@ impl Transformer {
         };
         edihub_outbox::enqueue(
             tx,
-            &NewEvent {
-                id: Uuid::now_v7(),
-                aggregate_type: AGGREGATE_EDI_MESSAGE.into(),
-                aggregate_id: message_id.to_string(),
-                event_type: event_types::INVOICE_TRANSFORMED.into(),
-                topic: self.topics.invoice_canonical.clone(),
-                payload: serde_json::to_value(&event)?,
-                headers: propagated.clone(),
-            },
+            &message_event(
+                message_id,
+                event_types::INVOICE_TRANSFORMED,
+                &self.topics.invoice_canonical,
+                serde_json::to_value(&event)?,
+                propagated,
+            ),
         )
         .await?;
         Ok(())
+    }
+}
+
+/// An outbox event of the message's aggregate, so the relay publishes the events of one
+/// message in the order they were enqueued.
+fn message_event(
+    message_id: Uuid,
+    event_type: &str,
+    topic: &str,
+    payload: serde_json::Value,
+    headers: &serde_json::Value,
+) -> NewEvent {
+    NewEvent {
+        id: Uuid::now_v7(),
+        aggregate_type: AGGREGATE_EDI_MESSAGE.into(),
+        aggregate_id: message_id.to_string(),
+        event_type: event_type.into(),
+        topic: topic.into(),
+        payload,
+        headers: headers.clone(),
     }
 }
 
