@@ -65,12 +65,7 @@ impl RequestHeads {
                         .min(input.len());
                     out.bytes.extend_from_slice(&input[..take]);
                     input = &input[take..];
-                    let remaining = remaining - take as u64;
-                    self.state = if remaining == 0 {
-                        State::Head
-                    } else {
-                        State::Body { remaining }
-                    };
+                    self.passed(take);
                 }
                 State::Head => {
                     // Search from a little before the new bytes: the empty line may
@@ -104,6 +99,30 @@ impl RequestHeads {
             }
         }
         out
+    }
+
+    /// How many of the next bytes pass through unchanged (a body, or everything once
+    /// rewriting has ended), so a caller can hand them on without [`RequestHeads::push`]
+    /// copying them; `None` while a head is being collected. Report them with
+    /// [`RequestHeads::passed`].
+    pub fn verbatim(&self) -> Option<u64> {
+        match self.state {
+            State::Head => None,
+            State::Body { remaining } => Some(remaining),
+            State::Passthrough => Some(u64::MAX),
+        }
+    }
+
+    /// `n` bytes (at most [`RequestHeads::verbatim`]) went through unchanged.
+    pub fn passed(&mut self, n: usize) {
+        if let State::Body { remaining } = self.state {
+            let remaining = remaining.saturating_sub(n as u64);
+            self.state = if remaining == 0 {
+                State::Head
+            } else {
+                State::Body { remaining }
+            };
+        }
     }
 
     /// Bytes held back when the connection ends (an incomplete head), for the parser
@@ -256,6 +275,21 @@ mod tests {
             out.bytes,
             b"POST /as2 HTTP/1.1\n Host: h\nA: b \tc\n\n".to_vec()
         );
+    }
+
+    #[test]
+    fn bodies_can_be_handed_on_without_pushing_them() {
+        let mut heads = RequestHeads::new(1024);
+        assert_eq!(heads.verbatim(), None);
+        let head = heads.push(b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n");
+        assert!(head.bytes.ends_with(b"\r\n\r\n"));
+        assert_eq!(heads.verbatim(), Some(5));
+        heads.passed(3);
+        assert_eq!(heads.verbatim(), Some(2));
+        heads.passed(2);
+        assert_eq!(heads.verbatim(), None, "the next head is collected again");
+        let next = heads.push(b"POST / HTTP/1.1\r\nA: b\r\n c\r\n\r\n");
+        assert_eq!(next.unfolded, 1);
     }
 
     #[test]

@@ -40,11 +40,10 @@ pub async fn receive(
             .map(|(name, value)| (name.as_str(), value.as_bytes())),
     )
     .map_err(|e| GatewayError::BadRequest(e.to_string()))?;
+    // This request's view of partners and identities, even if they change meanwhile.
+    let directory = state.directory.current();
     // Held until the answer is built; dropped with the future if the client goes away.
-    let Some(_slot) = state
-        .slots
-        .try_acquire(&state.directory.current(), &as2.as2_from)
-    else {
+    let Some(_slot) = state.slots.try_acquire(&directory, &as2.as2_from) else {
         return Err(GatewayError::TooBusy {
             partner: as2.as2_from.clone(),
             limit: state.slots.limit(),
@@ -60,22 +59,30 @@ pub async fn receive(
         as2_message_id = %as2.message_id,
         as2_from = %as2.as2_from,
     );
-    receive_message(state, as2, message_id, request_headers, body)
-        .instrument(span)
-        .await
+    receive_message(
+        state,
+        directory,
+        as2,
+        message_id,
+        trace,
+        request_headers,
+        body,
+    )
+    .instrument(span)
+    .await
 }
 
 async fn receive_message(
     state: Arc<AppState>,
+    directory: Arc<Directory>,
     as2: As2Headers,
     message_id: Uuid,
+    trace: TraceParent,
     request_headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
     let settings = &state.settings.gateway;
     let now = Utc::now();
-    // This request's view of partners and identities, even if they change meanwhile.
-    let directory = state.directory.current();
 
     let async_url = requested_async_url(&directory, &as2);
 
@@ -246,7 +253,7 @@ async fn receive_message(
             .map_err(|e| GatewayError::Unavailable(e.to_string()))?,
         headers: serde_json::json!({
             headers::CORRELATION_ID: correlation_id,
-            headers::TRACEPARENT: trace_context(&request_headers, message_id).to_string(),
+            headers::TRACEPARENT: trace.to_string(),
         }),
     };
 
@@ -489,8 +496,8 @@ fn headers_json(headers: &HeaderMap) -> serde_json::Value {
 
 /// The trace context of our span for this request: a child of the request's
 /// `traceparent` when it carries exactly one valid value, else a new trace (W3C Trace
-/// Context). Derived from the message id, so `receive` (the span's fields) and
-/// `receive_message` (the outbox headers) compute the same context.
+/// Context). A new trace takes the message id as its trace-id, so an operator can go
+/// from one to the other.
 fn trace_context(request_headers: &HeaderMap, message_id: Uuid) -> TraceParent {
     let mut values = request_headers.get_all(headers::TRACEPARENT).iter();
     let incoming = match (values.next(), values.next()) {

@@ -94,6 +94,18 @@ impl<S: AsyncRead + Unpin> AsyncRead for Unfolding<S> {
             if this.eof {
                 return Poll::Ready(Ok(()));
             }
+            // Body bytes that fill hyper's whole buffer go straight into it: nothing to
+            // rewrite there. A body's last bytes take the path below, which finds where
+            // the next request's head starts.
+            let room = buf.remaining() as u64;
+            if room > 0 && this.heads.verbatim().is_some_and(|n| n >= room) {
+                let before = buf.filled().len();
+                ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+                let read = buf.filled().len() - before;
+                this.heads.passed(read);
+                this.eof = read == 0;
+                return Poll::Ready(Ok(()));
+            }
             let mut chunk = [0u8; 16 * 1024];
             let mut read = ReadBuf::new(&mut chunk);
             ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
