@@ -60,14 +60,13 @@ pub async fn accept(
     message: &AcceptedMessage,
     mdn: &StoredMdn,
     event: &NewEvent,
-    async_mdn: Option<&NewEvent>,
+    delivery: Option<&NewEvent>,
 ) -> Result<(), JournalError> {
     // One statement, so one round trip and one implicit transaction: this is the
     // gateway's hot path (ingest benchmark). Every part inserts only when the message
     // row did (`FROM message`), so a duplicate writes nothing at all. The outbox rows
     // are the ones `edihub_outbox::enqueue_on` writes, channel included.
     let headers = serde_json::to_value(&mdn.headers).unwrap_or(serde_json::Value::Null);
-    let delivery = async_mdn;
     let inserted: i64 = sqlx::query_scalar(
         "WITH message AS (
              INSERT INTO edi_message (id, as2_from, as2_to, as2_message_id, content_type,

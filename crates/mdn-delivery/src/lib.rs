@@ -149,10 +149,10 @@ impl MdnPoster {
     async fn deliver(
         &self,
         record: &OutboxRecord,
+        delivery: &Result<MdnDelivery, String>,
         mdns: &HashMap<Uuid, StoredMdn>,
     ) -> Result<(), String> {
-        let delivery: MdnDelivery = serde_json::from_value(record.payload.clone())
-            .map_err(|e| format!("unreadable delivery row: {e}"))?;
+        let delivery = delivery.as_ref().map_err(Clone::clone)?;
         let span = tracing::info_span!(
             "async_mdn",
             message_id = %delivery.message_id,
@@ -163,7 +163,7 @@ impl MdnPoster {
             let mdn = mdns
                 .get(&delivery.message_id)
                 .ok_or_else(|| format!("no stored MDN for message {}", delivery.message_id))?;
-            let outcome = self.post(&delivery, mdn).await;
+            let outcome = self.post(delivery, mdn).await;
             let label = match &outcome {
                 Ok(()) => {
                     tracing::info!("async MDN delivered");
@@ -186,10 +186,16 @@ impl MdnPoster {
 
 impl Publisher for MdnPoster {
     async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
-        let ids: Vec<Uuid> = records
+        let deliveries: Vec<Result<MdnDelivery, String>> = records
             .iter()
-            .filter_map(|r| serde_json::from_value::<MdnDelivery>(r.payload.clone()).ok())
-            .map(|d| d.message_id)
+            .map(|r| {
+                MdnDelivery::deserialize(&r.payload)
+                    .map_err(|e| format!("unreadable delivery row: {e}"))
+            })
+            .collect();
+        let ids: Vec<Uuid> = deliveries
+            .iter()
+            .filter_map(|d| d.as_ref().ok().map(|d| d.message_id))
             .collect();
         let mdns = match self.load(&ids).await {
             Ok(mdns) => mdns,
@@ -200,6 +206,10 @@ impl Publisher for MdnPoster {
         };
         // One partner's slow receiver must not hold the others' MDNs back: POST the
         // batch concurrently (its size is the channel's `batch_size`).
-        futures::future::join_all(records.iter().map(|record| self.deliver(record, &mdns))).await
+        let posts = records
+            .iter()
+            .zip(&deliveries)
+            .map(|(record, delivery)| self.deliver(record, delivery, &mdns));
+        futures::future::join_all(posts).await
     }
 }
