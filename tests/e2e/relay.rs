@@ -37,6 +37,19 @@ async fn drain(relay: &Relay<KafkaPublisher>) -> usize {
     }
 }
 
+/// All `aggregates * events` events are on the topic, each aggregate's in commit order.
+async fn assert_every_aggregate_in_order(app: &TestApp, aggregates: usize, events: usize) {
+    let by_key = sequences_on_topic(app, aggregates * events).await;
+    assert_eq!(by_key.len(), aggregates);
+    for (key, sequence) in by_key {
+        assert_eq!(
+            sequence,
+            (0..events as u64).collect::<Vec<_>>(),
+            "order of {key}"
+        );
+    }
+}
+
 /// The `n` of each record per key, in topic order.
 async fn sequences_on_topic(app: &TestApp, expected: usize) -> HashMap<String, Vec<u64>> {
     let records = edihub_kafka::reader::read_until(
@@ -98,15 +111,7 @@ async fn two_relays_at_once_keep_every_aggregate_in_order() {
         }
     }
     assert_eq!(total, AGGREGATES * EVENTS);
-    let by_key = sequences_on_topic(&app, AGGREGATES * EVENTS).await;
-    assert_eq!(by_key.len(), AGGREGATES);
-    for (key, sequence) in by_key {
-        assert_eq!(
-            sequence,
-            (0..EVENTS as u64).collect::<Vec<_>>(),
-            "order of {key}"
-        );
-    }
+    assert_every_aggregate_in_order(&app, AGGREGATES, EVENTS).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -262,15 +267,7 @@ async fn two_pipelined_drains_keep_every_aggregate_in_order() {
             .await,
         0
     );
-    let by_key = sequences_on_topic(&app, AGGREGATES * EVENTS).await;
-    assert_eq!(by_key.len(), AGGREGATES);
-    for (key, sequence) in by_key {
-        assert_eq!(
-            sequence,
-            (0..EVENTS as u64).collect::<Vec<_>>(),
-            "order of {key}"
-        );
-    }
+    assert_every_aggregate_in_order(&app, AGGREGATES, EVENTS).await;
 }
 
 /// One aggregate with several events: the claim that overlaps the batch holding its head

@@ -27,7 +27,7 @@ pub enum StoreError {
 }
 
 /// A partner as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct PartnerRow {
     pub as2_id: String,
     pub name: Option<String>,
@@ -58,7 +58,7 @@ impl PartnerRow {
 }
 
 /// A hub identity as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct IdentityRow {
     pub as2_id: String,
     pub certificate_pem: String,
@@ -316,54 +316,33 @@ pub async fn remove_partner(pool: &PgPool, as2_id: &str) -> Result<(), StoreErro
     Ok(())
 }
 
-type PartnerTuple = (
-    String,
-    Option<String>,
-    bool,
-    bool,
-    bool,
-    Vec<String>,
-    Vec<String>,
-);
-
+/// Columns named as [`PartnerRow`]'s fields; callers add the filter and `GROUP BY`.
 const SELECT_PARTNERS: &str = "
     SELECT p.as2_id, p.name, p.require_signature, p.require_encryption,
            p.allow_expired_certificates, p.async_mdn_urls,
            coalesce(array_agg(c.certificate_pem ORDER BY c.position)
-                    FILTER (WHERE c.sha256 IS NOT NULL), '{}')
+                    FILTER (WHERE c.sha256 IS NOT NULL), '{}') AS certificates
     FROM partner p LEFT JOIN partner_certificate c ON c.partner_as2_id = p.as2_id";
 
-fn partner_row(tuple: PartnerTuple) -> PartnerRow {
-    let (as2_id, name, require_signature, require_encryption, allow_expired, urls, certs) = tuple;
-    PartnerRow {
-        as2_id,
-        name,
-        require_signature,
-        require_encryption,
-        allow_expired_certificates: allow_expired,
-        async_mdn_urls: urls,
-        certificates: certs,
-    }
-}
+const SELECT_IDENTITIES: &str =
+    "SELECT as2_id, certificate_pem, private_key_pem FROM hub_identity ORDER BY as2_id";
 
 pub async fn list_partners(pool: &PgPool) -> Result<Vec<PartnerRow>, StoreError> {
-    let rows: Vec<PartnerTuple> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{SELECT_PARTNERS} GROUP BY p.as2_id ORDER BY p.as2_id"
     )))
     .fetch_all(pool)
-    .await?;
-    Ok(rows.into_iter().map(partner_row).collect())
+    .await?)
 }
 
 pub async fn get_partner(pool: &PgPool, as2_id: &str) -> Result<PartnerRow, StoreError> {
-    let row: Option<PartnerTuple> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let row: Option<PartnerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{SELECT_PARTNERS} WHERE p.as2_id = $1 GROUP BY p.as2_id"
     )))
     .bind(as2_id)
     .fetch_optional(pool)
     .await?;
-    row.map(partner_row)
-        .ok_or_else(|| StoreError::NoPartner(as2_id.to_owned()))
+    row.ok_or_else(|| StoreError::NoPartner(as2_id.to_owned()))
 }
 
 /// Stores (or replaces) the hub identity `as2_id`. The key must belong to the
@@ -410,19 +389,7 @@ pub async fn remove_identity(pool: &PgPool, as2_id: &str) -> Result<(), StoreErr
 }
 
 pub async fn list_identities(pool: &PgPool) -> Result<Vec<IdentityRow>, StoreError> {
-    let rows: Vec<(String, String, String)> = sqlx::query_as(
-        "SELECT as2_id, certificate_pem, private_key_pem FROM hub_identity ORDER BY as2_id",
-    )
-    .fetch_all(pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(as2_id, certificate_pem, private_key_pem)| IdentityRow {
-            as2_id,
-            certificate_pem,
-            private_key_pem,
-        })
-        .collect())
+    Ok(sqlx::query_as(SELECT_IDENTITIES).fetch_all(pool).await?)
 }
 
 /// Everything, in one snapshot (one transaction, so a partner and its certificates are
@@ -432,26 +399,18 @@ pub async fn load(pool: &PgPool) -> Result<DirectoryRows, StoreError> {
     sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
         .await?;
-    let identities: Vec<(String, String, String)> =
-        sqlx::query_as("SELECT as2_id, certificate_pem, private_key_pem FROM hub_identity")
-            .fetch_all(&mut *tx)
-            .await?;
-    let partners: Vec<PartnerTuple> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let identities = sqlx::query_as(SELECT_IDENTITIES)
+        .fetch_all(&mut *tx)
+        .await?;
+    let partners = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{SELECT_PARTNERS} GROUP BY p.as2_id"
     )))
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
     Ok(DirectoryRows {
-        identities: identities
-            .into_iter()
-            .map(|(as2_id, certificate_pem, private_key_pem)| IdentityRow {
-                as2_id,
-                certificate_pem,
-                private_key_pem,
-            })
-            .collect(),
-        partners: partners.into_iter().map(partner_row).collect(),
+        identities,
+        partners,
     })
 }
 
