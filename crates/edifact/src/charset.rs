@@ -55,43 +55,62 @@ impl Charset {
     }
 
     /// Decodes one unescaped value.
+    #[cfg(test)]
     pub(crate) fn decode(self, bytes: &[u8]) -> Result<String, ParseErrorKind> {
+        let mut out = String::new();
+        self.decode_into(bytes, &mut out).map(|()| out)
+    }
+
+    /// Decodes one unescaped value onto the end of `out`; on error `out` is unchanged.
+    pub(crate) fn decode_into(self, bytes: &[u8], out: &mut String) -> Result<(), ParseErrorKind> {
         let invalid = |byte| ParseErrorKind::InvalidCharacter {
             syntax_identifier: self.name(),
             byte,
         };
-        match self {
-            Self::Utf8(_) => std::str::from_utf8(bytes)
-                .map(str::to_owned)
-                .map_err(|_| ParseErrorKind::InvalidUtf8),
-            Self::Latin1 => {
-                if let Some(&b) = bytes.iter().find(|&&b| !(is_graphic_ascii(b) || b >= 0xA0)) {
-                    return Err(invalid(b));
-                }
-                // Most values are plain ASCII: one copy, no per-character re-encoding.
-                if bytes.is_ascii() {
-                    return String::from_utf8(bytes.to_vec())
-                        .map_err(|_| ParseErrorKind::InvalidUtf8);
-                }
-                // ISO 8859-1 code points equal Unicode scalar values.
-                Ok(bytes.iter().map(|&b| char::from(b)).collect())
+        let table = match self {
+            Self::Utf8(_) => {
+                let text = std::str::from_utf8(bytes).map_err(|_| ParseErrorKind::InvalidUtf8)?;
+                out.push_str(text);
+                return Ok(());
             }
-            Self::LevelA | Self::LevelB | Self::AsciiPartOf(_) => {
-                let allowed = |b: u8| match self {
-                    Self::LevelA => is_level_a(b),
-                    Self::LevelB => is_level_a(b) || b.is_ascii_lowercase(),
-                    _ => is_graphic_ascii(b),
-                };
-                if let Some(&b) = bytes.iter().find(|&&b| !allowed(b)) {
-                    return Err(invalid(b));
-                }
-                // All bytes were checked to be ASCII, so this cannot fail; mapping the
-                // impossible error keeps the function panic-free.
-                String::from_utf8(bytes.to_vec()).map_err(|_| ParseErrorKind::InvalidUtf8)
-            }
+            Self::Latin1 => &LATIN1,
+            Self::LevelA => &LEVEL_A,
+            Self::LevelB => &LEVEL_B,
+            Self::AsciiPartOf(_) => &GRAPHIC_ASCII,
+        };
+        if let Some(&b) = bytes.iter().find(|&&b| !table[usize::from(b)]) {
+            return Err(invalid(b));
         }
+        match std::str::from_utf8(bytes) {
+            // Every repertoire but UNOC is ASCII, and most UNOC values are too: one copy.
+            Ok(text) => out.push_str(text),
+            // ISO 8859-1 code points equal Unicode scalar values.
+            Err(_) => out.extend(bytes.iter().map(|&b| char::from(b))),
+        }
+        Ok(())
     }
 }
+
+/// Which bytes a repertoire allows, one table per repertoire so that checking a value is
+/// one load per byte.
+type ByteSet = [bool; 256];
+
+macro_rules! byte_set {
+    ($allowed:expr) => {{
+        let mut set = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            set[b] = $allowed(b as u8);
+            b += 1;
+        }
+        set
+    }};
+}
+
+const GRAPHIC_ASCII: ByteSet = byte_set!(is_graphic_ascii);
+const LATIN1: ByteSet = byte_set!(is_latin1);
+const LEVEL_A: ByteSet = byte_set!(is_level_a);
+const LEVEL_B: ByteSet = byte_set!(is_level_b);
 
 impl Charset {
     /// How a writer puts `c` in this repertoire: `c` itself, its upper case where level A
@@ -99,9 +118,9 @@ impl Charset {
     pub(crate) fn writable(self, c: char) -> Option<char> {
         let fits = |c: char| match self {
             Self::Utf8(_) => true,
-            Self::Latin1 => u8::try_from(c).is_ok_and(|b| is_graphic_ascii(b) || b >= 0xA0),
+            Self::Latin1 => u8::try_from(c).is_ok_and(is_latin1),
             Self::LevelA => u8::try_from(c).is_ok_and(is_level_a),
-            Self::LevelB => u8::try_from(c).is_ok_and(|b| is_level_a(b) || b.is_ascii_lowercase()),
+            Self::LevelB => u8::try_from(c).is_ok_and(is_level_b),
             Self::AsciiPartOf(_) => u8::try_from(c).is_ok_and(is_graphic_ascii),
         };
         if fits(c) {
@@ -126,13 +145,34 @@ impl Charset {
     }
 }
 
-fn is_graphic_ascii(b: u8) -> bool {
-    (0x20..0x7F).contains(&b)
+const fn is_graphic_ascii(b: u8) -> bool {
+    b >= 0x20 && b < 0x7F
+}
+
+/// ISO 8859-1's graphic characters.
+const fn is_latin1(b: u8) -> bool {
+    is_graphic_ascii(b) || b >= 0xA0
+}
+
+/// Level B: level A and lower-case letters.
+const fn is_level_b(b: u8) -> bool {
+    is_level_a(b) || b.is_ascii_lowercase()
 }
 
 /// ISO 9735 level A: A-Z, 0-9, space and `. , - ( ) / = ' + : ? ! " % & * ; < >`.
-fn is_level_a(b: u8) -> bool {
-    b.is_ascii_uppercase() || b.is_ascii_digit() || b" .,-()/='+:?!\"%&*;<>".contains(&b)
+const fn is_level_a(b: u8) -> bool {
+    if b.is_ascii_uppercase() || b.is_ascii_digit() {
+        return true;
+    }
+    let punctuation = b" .,-()/='+:?!\"%&*;<>";
+    let mut i = 0;
+    while i < punctuation.len() {
+        if punctuation[i] == b {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 #[cfg(test)]

@@ -256,7 +256,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
     let mut mapping_faults: Vec<Fault> = Vec::new();
     let mut messages: Vec<MessageSummary> = Vec::new();
     let walked = Interchange::parse_streaming(input, &mut |message| {
-        messages.push(MessageSummary::of(&message));
+        messages.push(MessageSummary::of(message));
         let unh = message.segments.first().map(|s| s.position);
         if message.message_type != "INVOIC" {
             mapping_faults.push(Fault {
@@ -271,7 +271,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
             });
             return;
         }
-        match invoic::map_message(&message, mark) {
+        match invoic::map_message(message, mark) {
             Ok(invoice) => on_invoice(invoice),
             Err(errors) => mapping_faults.extend(errors.into_iter().map(|e| Fault {
                 class: FaultClass::Mapping,

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use crate::charset::Charset;
 use crate::error::{ParseError, ParseErrorKind};
-use crate::segment::{Segment, SourcePosition};
+use crate::segment::{Segment, Segments, SourcePosition};
 use crate::syntax::{Delimiters, read_preamble};
 use crate::tokenizer::Tokenizer;
 
@@ -49,7 +49,8 @@ impl InterchangeHeader {
     /// broken body still yields the routing information needed to answer the partner.
     pub fn peek(input: &[u8]) -> Result<InterchangeHeader, ParseError> {
         let (mut tokenizer, _) = start(input)?;
-        let unb = first_segment(&mut tokenizer)?;
+        let mut read = Segments::default();
+        let unb = first_segment(&mut tokenizer, &mut read)?;
         header_from_unb(&unb)
     }
 }
@@ -73,7 +74,7 @@ pub struct Message {
     /// grouped messages under their group, so the reader keeps which one that was.
     pub group_reference: Option<String>,
     /// UNH..UNT inclusive, in input order.
-    pub segments: Vec<Segment>,
+    pub segments: Segments,
 }
 
 /// A syntax 4 package (UNO..UNP, ISO 9735-8): an opaque object such as an attached PDF.
@@ -130,19 +131,21 @@ impl Interchange {
     ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
         let mut messages = Vec::new();
         let (mut interchange, findings) =
-            Self::parse_streaming(input, &mut |message| messages.push(message))?;
+            Self::parse_streaming(input, &mut |message| messages.push(message.clone()))?;
         interchange.messages = messages;
         Ok((interchange, findings))
     }
 
-    /// [`Interchange::parse_collecting`] without holding the messages: each one goes to
-    /// `on_message` as soon as its UNT is read, and the returned interchange has none.
+    /// [`Interchange::parse_collecting`] without holding the messages: each one is lent
+    /// to `on_message` as soon as its UNT is read, and the returned interchange has none.
+    /// The next message reuses the lent one's buffers, so reading allocates next to
+    /// nothing per message.
     /// Memory stays at one message (plus a few bytes per message reference, kept to
     /// find duplicates) however large the input. A message handed out is only part of a
     /// sound interchange if the result is `Ok` with no findings.
     pub fn parse_streaming(
         input: &[u8],
-        on_message: &mut dyn FnMut(Message),
+        on_message: &mut dyn FnMut(&Message),
     ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
         let mut findings = Findings {
             mode: Mode::Collect,
@@ -162,9 +165,12 @@ impl Interchange {
 /// delimiters in force: the tokenizer alone, without envelope checks. For tools and
 /// cross-checks against other parsers; the hub itself uses [`Interchange`]. Stops at the
 /// first defect (a syntax-4 package body is one: it is not made of segments).
-pub fn segments(input: &[u8]) -> Result<(Delimiters, Vec<Segment>), ParseError> {
+pub fn segments(input: &[u8]) -> Result<(Delimiters, Segments), ParseError> {
     let (mut tokenizer, delimiters) = start(input)?;
-    let segments = std::iter::from_fn(|| tokenizer.next_segment()).collect::<Result<_, _>>()?;
+    let mut segments = Segments::default();
+    while let Some(read) = tokenizer.next_segment(&mut segments) {
+        read?;
+    }
     Ok((delimiters, segments))
 }
 
@@ -196,6 +202,13 @@ impl Findings {
 }
 
 fn start(input: &[u8]) -> Result<(Tokenizer<'_>, Delimiters), ParseError> {
+    // Positions inside a message's segment arena are u32.
+    if u32::try_from(input.len()).is_err() {
+        return Err(ParseError::new(
+            ParseErrorKind::TooLarge,
+            SourcePosition::default(),
+        ));
+    }
     let preamble = read_preamble(input)?;
     let charset =
         Charset::from_syntax_identifier(&preamble.syntax_identifier).ok_or_else(|| {
@@ -213,15 +226,29 @@ fn start(input: &[u8]) -> Result<(Tokenizer<'_>, Delimiters), ParseError> {
     Ok((tokenizer, preamble.delimiters))
 }
 
-fn first_segment(tokenizer: &mut Tokenizer<'_>) -> Result<Segment, ParseError> {
+/// Reads UNB into the empty arena `into` and returns it.
+fn first_segment<'s>(
+    tokenizer: &mut Tokenizer<'_>,
+    into: &'s mut Segments,
+) -> Result<Segment<'s>, ParseError> {
     let here = tokenizer.here();
-    let unb = tokenizer
-        .next_segment()
+    tokenizer
+        .next_segment(into)
         .ok_or_else(|| ParseError::new(ParseErrorKind::MissingUnb, here))??;
+    let unb = into
+        .last()
+        .ok_or_else(|| ParseError::new(ParseErrorKind::MissingUnb, here))?;
     if unb.tag != "UNB" {
         return Err(ParseError::new(ParseErrorKind::MissingUnb, unb.position));
     }
     Ok(unb)
+}
+
+fn unbalanced<T>(position: SourcePosition, what: &'static str) -> Result<T, ParseError> {
+    Err(ParseError::new(
+        ParseErrorKind::UnbalancedEnvelope(what),
+        position,
+    ))
 }
 
 /// A mandatory component, or `MissingElement(name)` located at the segment.
@@ -288,16 +315,17 @@ fn check_reference(
     Ok(())
 }
 
-fn open_message(unh: Segment, group_reference: Option<String>) -> Result<Message, ParseError> {
+/// A message opened by `unh`; its `segments` are still empty.
+fn open_message(unh: &Segment<'_>, group_reference: Option<String>) -> Result<Message, ParseError> {
     Ok(Message {
-        reference: required(&unh, 0, 0, "UNH 0062 message reference number")?,
-        message_type: required(&unh, 1, 0, "UNH 0065 message type")?,
-        version: required(&unh, 1, 1, "UNH 0052 message version number")?,
-        release: required(&unh, 1, 2, "UNH 0054 message release number")?,
-        agency: required(&unh, 1, 3, "UNH 0051 controlling agency")?,
-        association_code: optional(&unh, 1, 4),
+        reference: required(unh, 0, 0, "UNH 0062 message reference number")?,
+        message_type: required(unh, 1, 0, "UNH 0065 message type")?,
+        version: required(unh, 1, 1, "UNH 0052 message version number")?,
+        release: required(unh, 1, 2, "UNH 0054 message release number")?,
+        agency: required(unh, 1, 3, "UNH 0051 controlling agency")?,
+        association_code: optional(unh, 1, 4),
         group_reference,
-        segments: vec![unh],
+        segments: Segments::default(),
     })
 }
 
@@ -316,18 +344,20 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
 
 fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, ParseError> {
     let mut messages = Vec::new();
-    let mut interchange = walk(input, findings, &mut |message| messages.push(message))?;
+    let mut interchange = walk(input, findings, &mut |message| {
+        messages.push(message.clone())
+    })?;
     interchange.messages = messages;
     Ok(interchange)
 }
 
-/// The envelope walk. Each message goes to `on_message` as soon as its UNT has been
+/// The envelope walk. Each message is lent to `on_message` as soon as its UNT has been
 /// read, so only one message is held at a time; the returned interchange has no
 /// messages.
 fn walk(
     input: &[u8],
     findings: &mut Findings,
-    on_message: &mut dyn FnMut(Message),
+    on_message: &mut dyn FnMut(&Message),
 ) -> Result<Interchange, ParseError> {
     let collect = findings.mode == Mode::Collect;
     let (tokenizer, delimiters) = start(input)?;
@@ -336,9 +366,15 @@ fn walk(
     } else {
         tokenizer
     };
-    let unb = first_segment(&mut tokenizer)?;
+    // Segments outside a message are read into `next`, which is cleared after each; a
+    // UNH takes it over as its message's arena, and gets it back cleared after UNT, so
+    // one set of buffers serves every message.
+    let mut next = Segments::default();
+    let header = header_from_unb(&first_segment(&mut tokenizer, &mut next)?)?;
     findings.found.extend(tokenizer.take_deferred());
-    let header = header_from_unb(&unb)?;
+    next.clear();
+    // The UNP after a package object.
+    let mut package_trailer = Segments::default();
     let mut packages: Vec<Package> = Vec::new();
     let mut references: HashSet<String> = HashSet::new();
     let mut open: Option<Message> = None;
@@ -348,13 +384,17 @@ fn walk(
 
     loop {
         let here = tokenizer.here();
-        let Some(segment) = tokenizer.next_segment() else {
+        let into = match open.as_mut() {
+            Some(message) => &mut message.segments,
+            None => &mut next,
+        };
+        let Some(read) = tokenizer.next_segment(into) else {
             // The input ended before UNZ (and maybe inside a message).
             return Err(ParseError::new(ParseErrorKind::Truncated, here));
         };
         findings.found.extend(tokenizer.take_deferred());
-        let segment = match segment {
-            Ok(segment) => segment,
+        match read {
+            Ok(()) => {}
             // The tokenizer has already moved past these; the walk can go on.
             Err(e)
                 if collect
@@ -367,50 +407,64 @@ fn walk(
                 continue;
             }
             Err(e) => return Err(e),
-        };
-        let unbalanced = |what| {
-            Err(ParseError::new(
-                ParseErrorKind::UnbalancedEnvelope(what),
-                segment.position,
-            ))
-        };
+        }
 
         if let Some(message) = open.as_mut() {
-            match segment.tag.as_str() {
+            let Some(segment) = message.segments.last() else {
+                continue;
+            };
+            match segment.tag {
                 "UNT" => {
                     let declared = count(&segment, "UNT 0074 number of segments")?;
-                    let actual = message.segments.len() as u64 + 1;
+                    let actual = message.segments.len() as u64;
                     if declared != actual {
                         findings.report(ParseError::new(
                             ParseErrorKind::SegmentCountMismatch { declared, actual },
                             segment.position,
                         ))?;
                     }
-                    let reference = message.reference.clone();
-                    check_reference(findings, &segment, "UNT", "UNH", &reference, "UNT 0062")?;
-                    message.segments.push(segment);
+                    check_reference(
+                        findings,
+                        &segment,
+                        "UNT",
+                        "UNH",
+                        &message.reference,
+                        "UNT 0062",
+                    )?;
                     if let Some(m) = open.take() {
-                        on_message(m);
+                        on_message(&m);
+                        next = m.segments;
+                        next.clear();
                     }
                 }
                 "UNH" | "UNB" | "UNZ" | "UNG" | "UNE" | "UNO" | "UNP" => {
-                    return unbalanced("message not closed by UNT");
+                    return unbalanced(segment.position, "message not closed by UNT");
                 }
-                _ => message.segments.push(segment),
+                _ => {}
             }
             continue;
         }
 
-        match segment.tag.as_str() {
+        // Outside a message, the segment just read is the only one in `next`.
+        let Some(segment) = next.last() else {
+            continue;
+        };
+        let position = segment.position;
+        match segment.tag {
             "UNH" => {
                 if groups > 0 && group.is_none() {
-                    return unbalanced("UNH outside a group in an interchange that uses groups");
+                    return unbalanced(
+                        position,
+                        "UNH outside a group in an interchange that uses groups",
+                    );
                 }
-                let message = open_message(segment, group.as_ref().map(|g| g.reference.clone()))?;
+                let group_reference = group.as_ref().map(|g| g.reference.clone());
+                let mut message = open_message(&segment, group_reference)?;
+                message.segments = std::mem::take(&mut next);
                 if !references.insert(message.reference.clone()) {
                     findings.report(ParseError::new(
                         ParseErrorKind::DuplicateMessageReference(message.reference.clone()),
-                        message.segments[0].position,
+                        position,
                     ))?;
                 }
                 match group.as_mut() {
@@ -418,13 +472,14 @@ fn walk(
                     None => ungrouped += 1,
                 }
                 open = Some(message);
+                continue;
             }
             "UNG" => {
                 if group.is_some() {
-                    return unbalanced("UNG inside an open group");
+                    return unbalanced(position, "UNG inside an open group");
                 }
                 if ungrouped > 0 || !packages.is_empty() {
-                    return unbalanced("UNG after messages outside groups");
+                    return unbalanced(position, "UNG after messages outside groups");
                 }
                 let reference = required(&segment, 4, 0, "UNG 0048 group reference number")?;
                 group = Some(OpenGroup {
@@ -435,7 +490,7 @@ fn walk(
             }
             "UNE" => {
                 let Some(g) = group.take() else {
-                    return unbalanced("UNE without UNG");
+                    return unbalanced(position, "UNE without UNG");
                 };
                 let declared = count(&segment, "UNE 0060 number of messages")?;
                 if declared != g.messages {
@@ -445,20 +500,24 @@ fn walk(
                             declared,
                             actual: g.messages,
                         },
-                        segment.position,
+                        position,
                     ))?;
                 }
                 check_reference(findings, &segment, "UNE", "UNG", &g.reference, "UNE 0048")?;
             }
             "UNO" => {
                 if group.is_some() || groups > 0 {
-                    return unbalanced("package inside or beside groups");
+                    return unbalanced(position, "package inside or beside groups");
                 }
-                packages.push(read_package(&mut tokenizer, segment)?);
+                packages.push(read_package(
+                    &mut tokenizer,
+                    &segment,
+                    &mut package_trailer,
+                )?);
             }
             "UNZ" => {
                 if group.is_some() {
-                    return unbalanced("group not closed by UNE");
+                    return unbalanced(position, "group not closed by UNE");
                 }
                 // ISO 9735-1: groups if used, otherwise messages and packages.
                 let actual = if groups > 0 {
@@ -474,7 +533,7 @@ fn walk(
                             declared,
                             actual,
                         },
-                        segment.position,
+                        position,
                     ))?;
                 }
                 check_reference(
@@ -500,15 +559,16 @@ fn walk(
                     packages,
                 });
             }
-            "UNT" => return unbalanced("UNT without UNH"),
-            "UNB" => return unbalanced("UNB inside an interchange"),
-            "UNP" => return unbalanced("UNP without UNO"),
+            "UNT" => return unbalanced(position, "UNT without UNH"),
+            "UNB" => return unbalanced(position, "UNB inside an interchange"),
+            "UNP" => return unbalanced(position, "UNP without UNO"),
             _ if collect => findings.found.push(ParseError::new(
                 ParseErrorKind::UnbalancedEnvelope("data segment outside a message"),
-                segment.position,
+                position,
             )),
-            _ => return unbalanced("data segment outside a message"),
+            _ => return unbalanced(position, "data segment outside a message"),
         }
+        next.clear();
     }
 }
 
@@ -516,22 +576,29 @@ fn walk(
 ///
 /// The object length is UNO's last data element (0810, length of object in octets), which
 /// UNP repeats in its first element together with the package reference.
-fn read_package(tokenizer: &mut Tokenizer<'_>, uno: Segment) -> Result<Package, ParseError> {
+fn read_package(
+    tokenizer: &mut Tokenizer<'_>,
+    uno: &Segment<'_>,
+    trailer: &mut Segments,
+) -> Result<Package, ParseError> {
     let invalid = |why| ParseError::new(ParseErrorKind::InvalidPackage(why), uno.position);
     let reference = uno
         .component(0, 0)
         .ok_or_else(|| invalid("UNO without reference"))?
         .to_owned();
     let length: usize = uno
-        .elements
-        .last()
-        .and_then(|e| e.first())
+        .element_count()
+        .checked_sub(1)
+        .and_then(|last| uno.component(last, 0))
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| invalid("UNO without a numeric object length"))?;
     let object = tokenizer.take_object(length)?.to_vec();
     let not_unp = ParseErrorKind::InvalidPackage("object not followed by UNP (length wrong?)");
-    let unp = match tokenizer.next_segment() {
-        Some(Ok(unp)) => unp,
+    trailer.clear();
+    let unp = match tokenizer.next_segment(trailer) {
+        Some(Ok(())) => trailer
+            .last()
+            .ok_or_else(|| ParseError::new(ParseErrorKind::Truncated, tokenizer.here()))?,
         // Bytes that do not even form a segment after the object: most likely the
         // declared length is wrong, which is the more useful diagnosis.
         Some(Err(e))

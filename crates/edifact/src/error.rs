@@ -107,4 +107,7 @@ pub enum ParseErrorKind {
     /// Something other than line breaks follows UNZ.
     #[error("data after UNZ")]
     TrailingData,
+    /// The input is 4 GiB or larger, beyond what this reader indexes.
+    #[error("interchange of 4 GiB or more is not supported")]
+    TooLarge,
 }

@@ -31,7 +31,7 @@ mod tokenizer;
 
 pub use envelope::{Interchange, InterchangeHeader, Message, Package, segments};
 pub use error::{ParseError, ParseErrorKind};
-pub use segment::{Segment, SourcePosition};
+pub use segment::{Element, Segment, Segments, SourcePosition};
 pub use syntax::Delimiters;
 
 #[cfg(test)]

@@ -64,6 +64,19 @@ impl Delimiters {
         }
     }
 
+    /// [`Delimiters::is_service`] as a table, for scanning runs of plain bytes.
+    pub(crate) fn as_byte_set(&self) -> [bool; 256] {
+        let mut set = [false; 256];
+        for b in [self.component, self.element, self.segment_terminator]
+            .into_iter()
+            .chain(self.release)
+            .chain(self.repetition)
+        {
+            set[usize::from(b)] = true;
+        }
+        set
+    }
+
     /// Is `b` one of the characters that structure the interchange?
     pub(crate) fn is_service(&self, b: u8) -> bool {
         b == self.component

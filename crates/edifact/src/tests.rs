@@ -23,7 +23,7 @@ fn parses_a_minimal_interchange() {
     );
     assert_eq!(m.segments.len(), 3);
     // UNB is segment 1 (UNA is not counted); BGM is segment 3 at its exact byte.
-    let bgm = &m.segments[1];
+    let bgm = m.segments.get(1).unwrap();
     assert_eq!(bgm.position.segment, 3);
     assert_eq!(
         &GOOD.as_bytes()[bgm.position.offset..bgm.position.offset + 4],
@@ -197,7 +197,7 @@ fn non_default_una_end_to_end() {
     let input = "UNA|^,! #UNB^UNOC|3^A^B^260101|1200^R#UNH^1^INVOIC|D|96A|UN#FTX^AAI^^^a+b:c's !# 1,5#UNT^3^1#UNZ^1^R#";
     let i = Interchange::parse(input.as_bytes()).unwrap();
     assert_eq!(i.delimiters.element, b'^');
-    let ftx = &i.messages[0].segments[1];
+    let ftx = i.messages[0].segments.get(1).unwrap();
     assert_eq!(ftx.component(3, 0), Some("a+b:c's # 1,5"));
     assert_eq!(ftx.position.offset, input.find("FTX").unwrap());
 }

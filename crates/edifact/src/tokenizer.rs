@@ -9,7 +9,7 @@
 
 use crate::charset::Charset;
 use crate::error::{ParseError, ParseErrorKind};
-use crate::segment::{Segment, SourcePosition};
+use crate::segment::{Mark, Segments, SourcePosition};
 use crate::syntax::{Delimiters, skip_line_breaks};
 
 pub(crate) struct Tokenizer<'a> {
@@ -28,6 +28,8 @@ pub(crate) struct Tokenizer<'a> {
     deferred: Vec<ParseError>,
     /// The current segment already has a deferred value defect.
     segment_faulted: bool,
+    /// The delimiters in force, as a byte set: where a run of plain bytes ends.
+    special: [bool; 256],
 }
 
 impl<'a> Tokenizer<'a> {
@@ -47,6 +49,7 @@ impl<'a> Tokenizer<'a> {
             collect: false,
             deferred: Vec::new(),
             segment_faulted: false,
+            special: delimiters.as_byte_set(),
         }
     }
 
@@ -110,18 +113,29 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
-    /// The next segment, `None` at the end of the input.
-    pub(crate) fn next_segment(&mut self) -> Option<Result<Segment, ParseError>> {
+    /// Reads the next segment onto the end of `into`; `None` at the end of the input.
+    /// After an error `into` is as it was.
+    pub(crate) fn next_segment(&mut self, into: &mut Segments) -> Option<Result<(), ParseError>> {
         let position = self.here();
         if position.offset >= self.input.len() {
             return None;
         }
         self.next_number = self.next_number.saturating_add(1);
         self.segment_faulted = false;
-        Some(self.read_segment(position))
+        let mark = into.mark();
+        let result = self.read_segment(position, into, &mark);
+        if result.is_err() {
+            into.rollback(mark);
+        }
+        Some(result)
     }
 
-    fn read_segment(&mut self, position: SourcePosition) -> Result<Segment, ParseError> {
+    fn read_segment(
+        &mut self,
+        position: SourcePosition,
+        into: &mut Segments,
+        mark: &Mark,
+    ) -> Result<(), ParseError> {
         let err = |kind| ParseError::new(kind, position);
         let d = self.delimiters;
         let input = self.input;
@@ -129,7 +143,7 @@ impl<'a> Tokenizer<'a> {
         // The tag: plain bytes up to the first service character.
         let tag_end = input[self.pos..]
             .iter()
-            .position(|&b| d.is_service(b))
+            .position(|&b| self.special[usize::from(b)])
             .map(|i| self.pos + i)
             .ok_or_else(|| err(ParseErrorKind::Truncated))?;
         let tag = &input[self.pos..tag_end];
@@ -138,81 +152,117 @@ impl<'a> Tokenizer<'a> {
             return Err(err(ParseErrorKind::EmptySegment));
         }
         let after_tag = input[tag_end];
-        let tag_ok = tag.len() == 3
+        let letters_ok = tag.len() == 3
             && tag[0].is_ascii_uppercase()
             && tag[1..]
                 .iter()
-                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-            && (after_tag == d.element || after_tag == d.segment_terminator);
-        if !tag_ok {
-            let shown = &input[self.pos..(tag_end + 1).min(input.len())];
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+        let ended_ok = after_tag == d.element || after_tag == d.segment_terminator;
+        if !(letters_ok && ended_ok) {
+            // The tag alone, unless its letters are fine and the fault is the
+            // delimiter after it (`BGM:`).
+            let shown = if letters_ok {
+                &input[self.pos..=tag_end]
+            } else {
+                tag
+            };
             let error = err(ParseErrorKind::InvalidTag(
                 String::from_utf8_lossy(shown).into_owned(),
             ));
             self.resync();
             return Err(error);
         }
-        let mut segment = Segment {
-            // Checked above to be three ASCII characters.
-            tag: tag.iter().map(|&b| char::from(b)).collect(),
-            elements: Vec::new(),
-            repeats: Vec::new(),
-            position,
-        };
+        // Checked above to be three ASCII characters.
+        into.text_mut()
+            .push_str(std::str::from_utf8(tag).unwrap_or("???"));
+        into.end_value();
         self.pos = tag_end + 1;
         if after_tag == d.segment_terminator {
-            return Ok(segment);
+            into.end_segment(mark, position);
+            return Ok(());
         }
 
-        let mut components: Vec<String> = Vec::new();
+        let mut element_start = into.values();
         let mut repeating = false;
+        // The value being read is `input[value_start..]` up to the next delimiter, unless
+        // it holds a release character: then its unescaped bytes collect in `scratch`.
+        let mut value_start = self.pos;
+        let mut escaped = false;
         self.scratch.clear();
         loop {
+            let rest = &input[self.pos..];
+            let run = rest
+                .iter()
+                .position(|&b| self.special[usize::from(b)])
+                .unwrap_or(rest.len());
+            if escaped {
+                self.scratch.extend_from_slice(&rest[..run]);
+            }
+            let value_end = self.pos + run;
+            self.pos = value_end;
             let Some(&b) = input.get(self.pos) else {
                 return Err(err(ParseErrorKind::Truncated));
             };
             self.pos += 1;
             if Some(b) == d.release {
-                let Some(&escaped) = input.get(self.pos) else {
+                let Some(&released) = input.get(self.pos) else {
                     return Err(err(ParseErrorKind::Truncated));
                 };
-                self.scratch.push(escaped);
-                self.pos += 1;
-            } else if b == d.component {
-                components.push(self.take_value(position)?);
-            } else if b == d.element || b == d.segment_terminator || Some(b) == d.repetition {
-                components.push(self.take_value(position)?);
-                let element = std::mem::take(&mut components);
-                if repeating {
-                    let index = segment.elements.len().saturating_sub(1);
-                    segment.repeats.push((index, element));
-                } else {
-                    segment.elements.push(element);
+                if !escaped {
+                    escaped = true;
+                    self.scratch
+                        .extend_from_slice(&input[value_start..value_end]);
                 }
+                self.scratch.push(released);
+                self.pos += 1;
+                continue;
+            }
+            let raw = if escaped {
+                None
+            } else {
+                Some(&input[value_start..value_end])
+            };
+            self.take_value(raw, position, into)?;
+            escaped = false;
+            value_start = self.pos;
+            if b != d.component {
+                // Element separator, segment terminator or repetition separator.
+                into.end_element(element_start, repeating, mark);
+                element_start = into.values();
                 repeating = Some(b) == d.repetition;
                 if b == d.segment_terminator {
-                    return Ok(segment);
+                    into.end_segment(mark, position);
+                    return Ok(());
                 }
-            } else {
-                self.scratch.push(b);
             }
         }
     }
 
-    fn take_value(&mut self, position: SourcePosition) -> Result<String, ParseError> {
-        let value = match self.charset.decode(&self.scratch) {
-            Ok(value) => Ok(value),
+    /// Decodes one value into the arena: `raw` straight from the input, or, when it held
+    /// release characters (`None`), the unescaped bytes in `scratch`.
+    fn take_value(
+        &mut self,
+        raw: Option<&[u8]>,
+        position: SourcePosition,
+        into: &mut Segments,
+    ) -> Result<(), ParseError> {
+        let bytes = raw.unwrap_or(&self.scratch);
+        let decoded = self.charset.decode_into(bytes, into.text_mut());
+        let result = match decoded {
+            Ok(()) => Ok(()),
             Err(kind) if self.collect => {
                 if !self.segment_faulted {
                     self.segment_faulted = true;
                     self.deferred.push(ParseError::new(kind, position));
                 }
-                Ok(String::from_utf8_lossy(&self.scratch).into_owned())
+                into.text_mut().push_str(&String::from_utf8_lossy(bytes));
+                Ok(())
             }
             Err(kind) => Err(ParseError::new(kind, position)),
         };
+        into.end_value();
         self.scratch.clear();
-        value
+        result
     }
 }
 
@@ -220,29 +270,40 @@ impl<'a> Tokenizer<'a> {
 mod tests {
     use super::*;
 
-    fn tokens(input: &[u8]) -> Result<Vec<Segment>, ParseError> {
+    fn tokens(input: &[u8]) -> Result<Segments, ParseError> {
         let mut t = Tokenizer::new(input, 0, Delimiters::default(), Charset::Latin1);
-        std::iter::from_fn(|| t.next_segment()).collect()
+        let mut segments = Segments::default();
+        while let Some(read) = t.next_segment(&mut segments) {
+            read?;
+        }
+        Ok(segments)
+    }
+
+    fn nth(segments: &Segments, i: usize) -> crate::Segment<'_> {
+        segments.get(i).expect("segment")
     }
 
     #[test]
     fn release_character_escapes_every_delimiter() {
         let s = tokens(b"FTX+AAI+++it?'s 1?+1?:2 ??'").unwrap();
-        assert_eq!(s[0].tag, "FTX");
-        assert_eq!(s[0].component(3, 0), Some("it's 1+1:2 ?"));
-        assert_eq!(s[0].element(1), Some(&[String::new()][..]));
+        assert_eq!(nth(&s, 0).tag, "FTX");
+        assert_eq!(nth(&s, 0).component(3, 0), Some("it's 1+1:2 ?"));
+        assert_eq!(nth(&s, 0).to_vecs()[1], [String::new()]);
     }
 
     #[test]
     fn components_and_empty_values() {
         let s = tokens(b"NAD+BY+5412345000013::9++Name'UNS+S'").unwrap();
-        assert_eq!(s[0].component(1, 0), Some("5412345000013"));
-        assert_eq!(s[0].component(1, 1), None);
-        assert_eq!(s[0].component(1, 2), Some("9"));
-        assert_eq!(s[0].component(3, 0), Some("Name"));
-        assert_eq!(s[0].component(9, 0), None);
+        let nad = nth(&s, 0);
+        assert_eq!(nad.component(1, 0), Some("5412345000013"));
+        assert_eq!(nad.component(1, 1), None);
+        assert_eq!(nad.component(1, 2), Some("9"));
+        assert_eq!(nad.component(3, 0), Some("Name"));
+        assert_eq!(nad.component(9, 0), None);
+        assert_eq!(nad.element(2).map(|e| e.len()), Some(1));
+        assert_eq!(nth(&s, 1).tag, "UNS");
         assert_eq!(
-            s[1].position,
+            nth(&s, 1).position,
             SourcePosition {
                 segment: 2,
                 offset: 30
@@ -269,11 +330,15 @@ mod tests {
             ..Delimiters::default()
         };
         let mut t = Tokenizer::new(b"CUX+2:EUR:4*3:USD:7+1.1'", 0, d, Charset::LevelA);
-        let s = t.next_segment().unwrap().unwrap();
+        let mut segments = Segments::default();
+        t.next_segment(&mut segments).unwrap().unwrap();
+        let s = nth(&segments, 0);
         assert_eq!(s.component(0, 1), Some("EUR"));
         assert_eq!(s.component(1, 0), Some("1.1"));
-        let all: Vec<_> = s.occurrences(0).map(|c| c[1].clone()).collect();
+        assert_eq!(s.element_count(), 2);
+        let all: Vec<_> = s.occurrences(0).filter_map(|c| c.get(1)).collect();
         assert_eq!(all, ["EUR", "USD"]);
+        assert_eq!(s.occurrences(1).count(), 1);
     }
 
     #[test]
@@ -293,16 +358,22 @@ mod tests {
         assert_eq!(e.kind, ParseErrorKind::EmptySegment);
         assert_eq!(e.position.segment, 2);
         let e = tokens(b"bgm+1'").unwrap_err();
-        assert!(matches!(e.kind, ParseErrorKind::InvalidTag(_)));
+        assert_eq!(e.kind, ParseErrorKind::InvalidTag("bgm".into()));
         let e = tokens(b"BG:1+1'").unwrap_err();
-        assert!(matches!(e.kind, ParseErrorKind::InvalidTag(_)));
+        assert_eq!(e.kind, ParseErrorKind::InvalidTag("BG".into()));
+        let e = tokens(b"BGM:1+1'").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::InvalidTag("BGM:".into()));
     }
 
     #[test]
     fn charset_errors_are_located() {
         let mut t = Tokenizer::new(b"UNB+A'\nFTX+a'", 0, Delimiters::default(), Charset::LevelA);
-        assert!(t.next_segment().unwrap().is_ok());
-        let e = t.next_segment().unwrap().unwrap_err();
+        let mut segments = Segments::default();
+        assert!(t.next_segment(&mut segments).unwrap().is_ok());
+        let e = t.next_segment(&mut segments).unwrap().unwrap_err();
+        // The defective segment left nothing behind.
+        assert_eq!(segments.len(), 1);
+        assert_eq!(nth(&segments, 0).component(0, 0), Some("A"));
         assert_eq!(
             e.position,
             SourcePosition {

@@ -58,7 +58,7 @@ fn assert_sound(name: &str, report: &Report, contrl: &Contrl) {
     assert_eq!(reread.messages.len(), 1, "{name}");
     let message = &reread.messages[0];
     assert_eq!(message.message_type, "CONTRL");
-    let uci = &message.segments[1];
+    let uci = message.segments.get(1).expect("UCI");
     assert_eq!(uci.tag, "UCI");
     assert!(same(
         uci.component(0, 0).unwrap_or_default(),
@@ -74,7 +74,7 @@ fn assert_sound(name: &str, report: &Report, contrl: &Contrl) {
     // Every UCS follows a UCM and points inside the message it names.
     let mut last_ucm = None;
     for segment in &message.segments {
-        match segment.tag.as_str() {
+        match segment.tag {
             "UCM" => last_ucm = segment.component(0, 0),
             "UCS" => {
                 let reference = last_ucm.unwrap_or_else(|| panic!("{name}: UCS before UCM"));

@@ -198,7 +198,7 @@ fn smooks_d03b_repetition_and_released_apostrophe() {
         .iter()
         .find(|s| s.tag == "CUX")
         .unwrap();
-    let occurrences: Vec<_> = cux.occurrences(0).map(|c| c[0].as_str()).collect();
+    let occurrences: Vec<_> = cux.occurrences(0).filter_map(|c| c.get(0)).collect();
     assert_eq!(occurrences, ["3", "1"]);
     let inv = &map_sound(&b)[0];
     assert_eq!(inv.profile, "UN-D03B");
@@ -301,7 +301,7 @@ fn cen_example1_unz_reference_and_d16b_mapping() {
     );
     assert_eq!(inv.vat_breakdown[1].tax_amount.as_deref(), Some("9.74"));
     // The FTX with ?: and ?' is not mapped, but it must have been unescaped correctly.
-    let ftx = &i.messages[0].segments[3];
+    let ftx = i.messages[0].segments.get(3).unwrap();
     assert!(
         ftx.component(3, 0)
             .unwrap()

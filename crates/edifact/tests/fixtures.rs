@@ -238,7 +238,7 @@ const EXPECTED: &[(&str, Expect)] = &[
         "fault-invalid-tag.edi",
         // The segment is skipped, so UNT's count no longer matches either.
         Rejected(&[
-            (Syntax, "invalid segment tag \"imd"),
+            (Syntax, "invalid segment tag \"imd\""),
             (Syntax, "UNT declares 23 segments but the message has 22"),
         ]),
     ),

@@ -51,13 +51,16 @@ fn trimmed(mut elements: Vec<Vec<String>>) -> Vec<Vec<String>> {
 
 /// Our reading of one segment in pydifact's shape: elements as lists of components.
 fn as_pydifact(segment: &Segment, repetition: Option<u8>) -> Vec<Vec<String>> {
-    let Some(separator) = repetition.filter(|_| !segment.repeats.is_empty()) else {
-        return trimmed(segment.elements.clone());
+    let Some(separator) = repetition.filter(|_| segment.has_repetitions()) else {
+        return trimmed(segment.to_vecs());
     };
     let separator = char::from(separator).to_string();
-    let joined = (0..segment.elements.len())
+    let joined = (0..segment.element_count())
         .map(|i| {
-            let joined: Vec<String> = segment.occurrences(i).map(|c| c.join(":")).collect();
+            let joined: Vec<String> = segment
+                .occurrences(i)
+                .map(|c| c.iter().collect::<Vec<_>>().join(":"))
+                .collect();
             joined
                 .join(&separator)
                 .split(':')
@@ -141,8 +144,8 @@ fn segments_and_elements_agree_with_pydifact() {
             continue;
         }
         for (segment, (tag, elements)) in ours.iter().zip(&theirs) {
-            let mine = as_pydifact(segment, delimiters.repetition);
-            if &segment.tag != tag || mine != trimmed(elements.clone()) {
+            let mine = as_pydifact(&segment, delimiters.repetition);
+            if segment.tag != tag || mine != trimmed(elements.clone()) {
                 mismatches.push(format!(
                     "{name} segment {} (byte {}): ours {} {:?}, pydifact {tag} {elements:?}",
                     segment.position.segment, segment.position.offset, segment.tag, mine

@@ -145,7 +145,9 @@ pub(crate) fn map_message(
     mark: u8,
 ) -> Result<CanonicalInvoice, Vec<MappingError>> {
     let (profile_name, table) = profile::select(message);
-    let segments = &message.segments;
+    // Views, so that the walk's recorded indices can index them.
+    let segments: Vec<Segment<'_>> = message.segments.iter().collect();
+    let segments = segments.as_slice();
     let mut used = vec![false; segments.len()];
 
     let mut section = Section::Header;
@@ -164,7 +166,7 @@ pub(crate) fn map_message(
     let mut alc_open = false;
 
     for (i, segment) in segments.iter().enumerate() {
-        let tag = segment.tag.as_str();
+        let tag = segment.tag;
         let qualifier = segment.qualifier();
         if !NAD_GROUP.contains(&tag) {
             open_nad = None;
@@ -301,7 +303,7 @@ pub(crate) fn map_message(
         kind: MappingErrorKind::MissingSegment(what),
         position: unh_position,
     };
-    let mut sources = BTreeMap::new();
+    let mut sources = Sources::default();
     let mut errors = Errors::default();
 
     let (mut invoice_number, mut type_code) = (None, None);
@@ -341,7 +343,7 @@ pub(crate) fn map_message(
             .occurrences(0)
             .find_map(|c| c.get(1).filter(|v| !v.is_empty()))?;
         sources.insert("BT-5".to_owned(), cux.position);
-        Some(code.clone())
+        Some(code.to_owned())
     });
 
     let mut party = |qualifiers: &[&str], keys: [&str; 4]| {
@@ -387,12 +389,11 @@ pub(crate) fn map_message(
     let mut built_lines = Vec::with_capacity(lines.len());
     for (n, draft) in lines.iter().enumerate() {
         let mut line = build_line(n, draft, &mut ctx);
-        let prefix = format!("BG-25[{n}].");
         (line.allowances, line.charges) = allowances_and_charges(
             &draft.alcs,
             &mut ctx,
-            (&format!("{prefix}BG-27"), &LINE_ALLOWANCE),
-            (&format!("{prefix}BG-28"), &LINE_CHARGE),
+            (&indexed_key("BG-25", n, "BG-27"), &LINE_ALLOWANCE),
+            (&indexed_key("BG-25", n, "BG-28"), &LINE_CHARGE),
         );
         built_lines.push(line);
     }
@@ -407,7 +408,7 @@ pub(crate) fn map_message(
     let mut vat_breakdown = Vec::with_capacity(vats.len());
     for (n, draft) in vats.iter().enumerate() {
         let tax = &segments[draft.tax];
-        let key = |bt: &str| format!("BG-23[{n}].{bt}");
+        let key = |bt: &str| indexed_key("BG-23", n, bt);
         let rate = errors.keep(number(tax, 4, 3, mark));
         let taxable_amount = draft
             .taxable
@@ -452,8 +453,8 @@ pub(crate) fn map_message(
 
     let mut unmapped_segments: Vec<String> = Vec::new();
     for (segment, _) in segments.iter().zip(&used).filter(|(_, used)| !**used) {
-        if !unmapped_segments.contains(&segment.tag) {
-            unmapped_segments.push(segment.tag.clone());
+        if !unmapped_segments.iter().any(|t| t == segment.tag) {
+            unmapped_segments.push(segment.tag.to_owned());
         }
     }
 
@@ -477,7 +478,7 @@ pub(crate) fn map_message(
         allowances,
         charges,
         totals,
-        sources,
+        sources: sources.into_map(),
         unmapped_segments,
         warnings: Vec::new(),
     };
@@ -485,12 +486,45 @@ pub(crate) fn map_message(
     Ok(invoice)
 }
 
+/// Source positions in the order they are found, sorted into the invoice's map once at
+/// the end (cheaper than keeping a map sorted while it grows).
+#[derive(Default)]
+struct Sources(Vec<(String, SourcePosition)>);
+
+impl Sources {
+    fn insert(&mut self, key: String, position: SourcePosition) {
+        self.0.push((key, position));
+    }
+
+    fn into_map(self) -> BTreeMap<String, SourcePosition> {
+        // A key found twice keeps its last position, as repeated map inserts would.
+        self.0.into_iter().collect()
+    }
+}
+
+/// `{group}[{n}].{term}`, the key of a term of the n-th group instance.
+fn indexed_key(group: &str, n: usize, term: &str) -> String {
+    fn push_number(key: &mut String, n: usize) {
+        if n >= 10 {
+            push_number(key, n / 10);
+        }
+        key.push(char::from(b'0' + (n % 10) as u8));
+    }
+    let mut key = String::with_capacity(group.len() + term.len() + 6);
+    key.push_str(group);
+    key.push('[');
+    push_number(&mut key, n);
+    key.push_str("].");
+    key.push_str(term);
+    key
+}
+
 /// What building the canonical values needs besides the drafts.
 struct Context<'a> {
-    segments: &'a [Segment],
+    segments: &'a [Segment<'a>],
     mark: u8,
     table: &'a ProfileTable,
-    sources: &'a mut BTreeMap<String, SourcePosition>,
+    sources: &'a mut Sources,
     errors: &'a mut Errors,
     used: &'a mut [bool],
 }
@@ -536,7 +570,7 @@ fn allowances_and_charges(
             ctx.used[i] = true;
             if let Some(bt) = term {
                 ctx.sources
-                    .insert(format!("{group}[{n}].{bt}"), segments[i].position);
+                    .insert(indexed_key(group, n, bt), segments[i].position);
             }
         };
         locate(None, draft.alc);
@@ -566,7 +600,7 @@ fn allowances_and_charges(
             locate(None, i);
         }
         // C214: 7161, 1131, 3055, 7160, 7160. C552: 1230, 5189.
-        let c214_text = non_empty_joined(alc.element(4).and_then(|c| c.get(3..)), " ");
+        let c214_text = non_empty_joined(alc.element(4).map(|c| c.iter().skip(3)), " ");
         value.reason = c214_text.or_else(|| {
             alc.component(1, 0)
                 .filter(|_| ctx.table.reason_text_in_1230)
@@ -653,14 +687,21 @@ fn moa_amount(moa: &Segment, mark: u8) -> Result<Option<String>, MappingError> {
     number(moa, 0, 1, mark)
 }
 
-fn non_empty_joined(components: Option<&[String]>, separator: &str) -> Option<String> {
-    let parts: Vec<&str> = components
-        .unwrap_or_default()
-        .iter()
-        .map(String::as_str)
-        .filter(|c| !c.is_empty())
-        .collect();
-    (!parts.is_empty()).then(|| parts.join(separator))
+fn non_empty_joined<'a>(
+    components: Option<impl Iterator<Item = &'a str>>,
+    separator: &str,
+) -> Option<String> {
+    let mut joined: Option<String> = None;
+    for part in components.into_iter().flatten().filter(|c| !c.is_empty()) {
+        match joined.as_mut() {
+            Some(text) => {
+                text.push_str(separator);
+                text.push_str(part);
+            }
+            None => joined = Some(part.to_owned()),
+        }
+    }
+    joined
 }
 
 fn build_party(nad: &Segment, vat: Option<&Segment>) -> Party {
@@ -673,11 +714,11 @@ fn build_party(nad: &Segment, vat: Option<&Segment>) -> Party {
         }
         _ => None,
     };
-    let name = non_empty_joined(nad.element(3), " ").or_else(|| {
+    let name = non_empty_joined(nad.element(3).map(|c| c.iter()), " ").or_else(|| {
         // C058 is name-and-address lines; its first line is the name when C080 is empty.
         nad.element(2)
             .and_then(|lines| lines.iter().find(|l| !l.is_empty()))
-            .cloned()
+            .map(str::to_owned)
     });
     Party {
         id: nad.component(1, 0).map(str::to_owned),
@@ -693,7 +734,7 @@ fn build_line(n: usize, draft: &LineDraft, ctx: &mut Context<'_>) -> Line {
     let sources = &mut *ctx.sources;
     let errors = &mut *ctx.errors;
     let lin = &segments[draft.lin];
-    let key = |bt: &str| format!("BG-25[{n}].{bt}");
+    let key = |bt: &str| indexed_key("BG-25", n, bt);
     sources.insert(key("BT-126"), lin.position);
     let line_id = lin
         .component(0, 0)
@@ -706,7 +747,7 @@ fn build_line(n: usize, draft: &LineDraft, ctx: &mut Context<'_>) -> Line {
     let descriptions: Vec<String> = draft
         .imd
         .iter()
-        .filter_map(|&i| non_empty_joined(segments[i].element(2).and_then(|c| c.get(3..)), " "))
+        .filter_map(|&i| non_empty_joined(segments[i].element(2).map(|c| c.iter().skip(3)), " "))
         .collect();
     let description = (!descriptions.is_empty()).then(|| descriptions.join("; "));
     if let Some(&i) = draft.imd.first().filter(|_| description.is_some()) {

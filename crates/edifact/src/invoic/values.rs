@@ -19,10 +19,18 @@ pub(crate) fn decimal(value: &str, mark: u8) -> Option<String> {
     if !all_digits(int) || frac.is_some_and(|f| !all_digits(f)) {
         return None;
     }
-    Some(match frac {
-        Some(f) => format!("{sign}{int}.{f}"),
-        None => format!("{sign}{int}"),
-    })
+    if frac.is_none() || mark == '.' {
+        // Already in the canonical form.
+        return Some(value.to_owned());
+    }
+    let mut out = String::with_capacity(value.len());
+    out.push_str(sign);
+    out.push_str(int);
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    Some(out)
 }
 
 /// Converts a DTM value to ISO `YYYY-MM-DD`.
