@@ -17,7 +17,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::invoic::{self, CanonicalInvoice, MappingErrorKind};
-use crate::{Interchange, InterchangeHeader, ParseErrorKind, SourcePosition};
+use crate::{
+    ElementPosition, Group, Interchange, InterchangeHeader, ParseErrorKind, SourcePosition,
+};
 
 /// What kind of fault: stable, machine-readable (serialised in kebab-case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +54,10 @@ pub struct Fault {
     pub message_reference: Option<String>,
     /// Segment number and byte offset, when known.
     pub position: Option<SourcePosition>,
+    /// The data element at fault inside that segment, when the fault is one value's
+    /// (a CONTRL reports it in UCD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ElementPosition>,
     /// The defect as a value, for reports that need more than the text: the CONTRL
     /// builder ([`crate::contrl`]) maps it to an ISO 9735 syntax error code. Not
     /// serialised: the published form of a fault is `class` and `message`.
@@ -79,9 +85,14 @@ pub enum Cause {
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.position {
-            Some(p) => write!(f, "segment {} (byte {}): ", p.segment, p.offset)?,
-            None => write!(f, "(no position): ")?,
+            Some(p) => write!(f, "segment {} (byte {})", p.segment, p.offset)?,
+            None => write!(f, "(no position)")?,
         }
+        // As CONTRL's S011 writes it: data element, then component, from 1.
+        if let Some(e) = self.element {
+            write!(f, ", element {}:{}", e.element, e.component)?;
+        }
+        write!(f, ": ")?;
         write!(f, "[{}] {}", self.class.as_str(), self.message)?;
         if let Some(r) = &self.message_reference {
             write!(f, " (message {r})")?;
@@ -101,6 +112,9 @@ pub struct Report {
     /// made the interchange unreadable). Positions are in the whole input, like those of
     /// the faults.
     pub messages: Vec<MessageSummary>,
+    /// The UNG..UNE groups read, in input order (empty when the interchange has none or
+    /// was unreadable). Positions are in the whole input.
+    pub groups: Vec<Group>,
     /// The invoices of the INVOIC messages that mapped (also when other parts of the
     /// interchange are at fault, so a tool can show them), one per message, in order.
     pub invoices: Vec<CanonicalInvoice>,
@@ -211,6 +225,17 @@ pub fn evaluate_each(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice))
                     .saturating_add(next.segment.saturating_sub(1));
                 m
             }));
+        report.groups.extend(rest.groups.into_iter().map(|mut g| {
+            g.header.segment = g
+                .header
+                .segment
+                .saturating_add(next.segment.saturating_sub(1));
+            g.header.offset += next.offset;
+            g.trailer_segment = g
+                .trailer_segment
+                .saturating_add(next.segment.saturating_sub(1));
+            g
+        }));
         base = next;
     }
     report
@@ -247,6 +272,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
         message: e.kind.to_string(),
         message_reference: None,
         position: Some(e.position),
+        element: e.element,
         cause: Cause::Syntax(e.kind),
     };
     let mark = crate::syntax::read_preamble(input)
@@ -267,6 +293,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
                 ),
                 message_reference: Some(message.reference.clone()),
                 position: unh,
+                element: None,
                 cause: Cause::UnsupportedMessageType(message.message_type.clone()),
             });
             return;
@@ -278,6 +305,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
                 message: e.kind.to_string(),
                 message_reference: Some(message.reference.clone()),
                 position: e.position.or(unh),
+                element: e.element,
                 cause: Cause::Mapping(e.kind),
             })),
         }
@@ -292,6 +320,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
                 faults: findings.into_iter().map(syntax).collect(),
                 invoices: Vec::new(),
                 messages: Vec::new(),
+                groups: Vec::new(),
             };
         }
     };
@@ -303,12 +332,14 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
             message: "the interchange holds no message".to_owned(),
             message_reference: None,
             position: None,
+            element: None,
             cause: Cause::NoMessage,
         });
     }
     faults.sort_by_key(|f| f.position);
     Report {
         messages,
+        groups: interchange.groups,
         header: Some(interchange.header),
         faults,
         invoices: Vec::new(),

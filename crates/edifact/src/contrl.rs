@@ -27,15 +27,21 @@
 //!   interchange-level error code (if any) in `UCI`, and a `UCM` with action 4 for every
 //!   message that has faults of its own. A fault on UNH or UNT goes in `UCM` itself
 //!   (0085 and the tag in 0013); a fault in a data segment goes in a `UCS` with the
-//!   segment's position counted from UNH = 1, one `UCS` per segment (its first fault).
+//!   segment's position counted from UNH = 1, one `UCS` per segment. A fault of one
+//!   value (a wrong amount, a date, a character outside the repertoire, a missing
+//!   mandatory service element) gets a `UCD` under that `UCS` with the value's element
+//!   and component position (S011), and the `UCS` then carries no code of its own unless
+//!   the segment also has a fault as a whole. `UCI`, `UCF` and `UCM` carry S011 too when
+//!   their error is one value's.
 //!   A missing segment is reported at UNH, because the mapping does not know where it
 //!   was expected. Action 8 (interchange received) is never sent: the check is complete
 //!   before the CONTRL is built.
 //!
-//! Not written: `UCD` (data element errors), because faults carry a segment position but
-//! no element position, and `UCF` (functional groups), because the reader keeps only a
-//! group's reference while `UCF` requires the application sender and recipient of `UNG`.
-//! In an interchange with groups the faults are therefore reported at the `UCI` level.
+//! In an interchange with functional groups (UNG..UNE), each group with faults of its
+//! own or in its messages gets a `UCF` (action 4, with the first UNG or UNE error and
+//! its tag), and the `UCM`s of its messages follow it (segment group 3 of CONTRL); a
+//! fault on UNG or UNE itself is reported in the `UCF`.
+
 //!
 //! # Syntax error codes (0085)
 //!
@@ -80,7 +86,9 @@
 
 use crate::charset::Charset;
 use crate::check::{Cause, Fault, MessageSummary, Report};
+use crate::envelope::Group;
 use crate::invoic::MappingErrorKind;
+use crate::segment::ElementPosition;
 use crate::{InterchangeHeader, ParseErrorKind};
 
 /// The CONTRL's own references and preparation time, chosen by the caller.
@@ -275,7 +283,7 @@ pub fn build(report: &Report, params: &ContrlParams) -> Option<Contrl> {
     }
     let charset = Charset::from_syntax_identifier(header.syntax_identifier.as_bytes())?;
     let syntax4 = header.syntax_version.parse::<u8>().is_ok_and(|v| v >= 4);
-    let (uci, ucms) = plan(report);
+    let (uci, ucfs, ucms) = plan(report);
     let action = if report.must_reject() {
         Action::Rejected
     } else {
@@ -294,10 +302,7 @@ pub fn build(report: &Report, params: &ContrlParams) -> Option<Contrl> {
             &["CONTRL", version, release, "UN"],
         ],
     );
-    let (uci_code, uci_tag) = match uci {
-        Some((code, tag)) => (code.code(), tag.unwrap_or_default()),
-        None => ("", ""),
-    };
+    let (uci_code, uci_tag, uci_element) = reported(uci.as_ref());
     w.segment(
         "UCI",
         &[
@@ -313,32 +318,37 @@ pub fn build(report: &Report, params: &ContrlParams) -> Option<Contrl> {
             &[action.code()],
             &[uci_code],
             &[uci_tag],
+            &[&uci_element.0, &uci_element.1],
         ],
     );
-    for ucm in &ucms {
-        let m = ucm.message;
-        let (code, tag) = match ucm.error {
-            Some((code, tag)) => (code.code(), tag),
-            None => ("", ""),
-        };
+    // Messages outside groups first (segment group 1), then each group with its
+    // messages (segment group 3); an interchange has one kind or the other.
+    for ucm in ucms.iter().filter(|u| u.group.is_none()) {
+        write_ucm(&mut w, ucm);
+    }
+    for ucf in &ucfs {
+        let g = ucf.group;
+        let (code, tag, element) = reported(ucf.error.as_ref());
         w.segment(
-            "UCM",
+            "UCF",
             &[
-                &[&m.reference],
+                &[&g.reference],
                 &[
-                    &m.message_type,
-                    &m.version,
-                    &m.release,
-                    &m.agency,
-                    m.association_code.as_deref().unwrap_or_default(),
+                    g.application_sender.as_deref().unwrap_or_default(),
+                    g.sender_qualifier.as_deref().unwrap_or_default(),
+                ],
+                &[
+                    g.application_recipient.as_deref().unwrap_or_default(),
+                    g.recipient_qualifier.as_deref().unwrap_or_default(),
                 ],
                 &[Action::Rejected.code()],
                 &[code],
                 &[tag],
+                &[&element.0, &element.1],
             ],
         );
-        for (position, error) in &ucm.segments {
-            w.segment("UCS", &[&[&position.to_string()], &[error.code()]]);
+        for ucm in ucms.iter().filter(|u| u.group == Some(ucf.index)) {
+            write_ucm(&mut w, ucm);
         }
     }
     let count = (w.segments - unh_at + 1).to_string();
@@ -353,6 +363,52 @@ pub fn build(report: &Report, params: &ContrlParams) -> Option<Contrl> {
         interchange_reference: params.interchange_reference.clone(),
         syntax_identifier: header.syntax_identifier.clone(),
     })
+}
+
+/// 0085, 0013 and S011 of an error reported in UCI, UCF or UCM (empty when none).
+fn reported(error: Option<&Reported>) -> (&'static str, &'static str, (String, String)) {
+    match error {
+        Some(e) => (e.code.code(), e.tag, s011(e.element)),
+        None => ("", "", (String::new(), String::new())),
+    }
+}
+
+/// S011's 0098 and 0104 (n..3 each): empty when unknown or too large to write.
+fn s011(element: Option<ElementPosition>) -> (String, String) {
+    match element.filter(|e| e.element <= 999 && e.component <= 999) {
+        Some(e) => (e.element.to_string(), e.component.to_string()),
+        None => (String::new(), String::new()),
+    }
+}
+
+fn write_ucm(w: &mut Writer, ucm: &Ucm<'_>) {
+    let m = ucm.message;
+    let (code, tag, element) = reported(ucm.error.as_ref());
+    w.segment(
+        "UCM",
+        &[
+            &[&m.reference],
+            &[
+                &m.message_type,
+                &m.version,
+                &m.release,
+                &m.agency,
+                m.association_code.as_deref().unwrap_or_default(),
+            ],
+            &[Action::Rejected.code()],
+            &[code],
+            &[tag],
+            &[&element.0, &element.1],
+        ],
+    );
+    for ucs in &ucm.segments {
+        let code = ucs.error.map(SyntaxError::code).unwrap_or_default();
+        w.segment("UCS", &[&[&ucs.position.to_string()], &[code]]);
+        for (element, error) in &ucs.elements {
+            let (position, component) = s011(Some(*element));
+            w.segment("UCD", &[&[error.code()], &[&position, &component]]);
+        }
+    }
 }
 
 fn write_unb(w: &mut Writer, header: &InterchangeHeader, params: &ContrlParams, syntax4: bool) {
@@ -394,29 +450,61 @@ fn write_unb(w: &mut Writer, header: &InterchangeHeader, params: &ContrlParams, 
 enum Level {
     /// UCI.
     Interchange,
+    /// UCF of group `index`, about its UNG or UNE (`tag`).
+    Group { index: usize, tag: &'static str },
     /// UCM of message `index`, about its UNH or UNT (`tag`), or without a tag.
     Message { index: usize, tag: &'static str },
     /// UCS of message `index`, at `position` counted from UNH = 1.
     Segment { index: usize, position: u32 },
 }
 
+/// The error a UCI, UCF or UCM carries itself: code, service segment tag (may be empty)
+/// and the data element at fault.
+struct Reported {
+    code: SyntaxError,
+    tag: &'static str,
+    element: Option<ElementPosition>,
+}
+
+/// One UCF: a group with faults of its own or in its messages.
+struct Ucf<'a> {
+    /// Index in the report's groups.
+    index: usize,
+    group: &'a Group,
+    error: Option<Reported>,
+}
+
 /// One UCM and its UCS segments.
 struct Ucm<'a> {
     message: &'a MessageSummary,
-    error: Option<(SyntaxError, &'static str)>,
-    /// (position from UNH = 1, code), one per segment, in input order.
-    segments: Vec<(u32, SyntaxError)>,
+    /// Index in the report's groups of the group the message is in.
+    group: Option<usize>,
+    error: Option<Reported>,
+    /// One per faulty segment, in input order.
+    segments: Vec<Ucs>,
+}
+
+/// One UCS and its UCD segments.
+struct Ucs {
+    /// Position from UNH = 1.
+    position: u32,
+    /// The first fault of the segment as a whole (UCS 0085), if any.
+    error: Option<SyntaxError>,
+    /// Faults of single data elements (one UCD each), the first per element.
+    elements: Vec<(ElementPosition, SyntaxError)>,
 }
 
 /// UCS repeats at most 999 times per message (segment group 2 of CONTRL).
 const MAX_UCS: usize = 999;
+/// UCD repeats at most 99 times per UCS.
+const MAX_UCD: usize = 99;
 /// 0096 is n..6.
 const MAX_SEGMENT_POSITION: u32 = 999_999;
 
-type UciError = Option<(SyntaxError, Option<&'static str>)>;
+type UciError = Option<Reported>;
 
 /// Sorts every fault to the level that reports it.
-fn plan(report: &Report) -> (UciError, Vec<Ucm<'_>>) {
+fn plan(report: &Report) -> (UciError, Vec<Ucf<'_>>, Vec<Ucm<'_>>) {
     // The first interchange ends where "data after UNZ" is found; anything from there on
     // belongs to the input, not to the acknowledged interchange.
     let end = report
@@ -430,26 +518,54 @@ fn plan(report: &Report) -> (UciError, Vec<Ucm<'_>>) {
         .iter()
         .filter(|m| end.is_none_or(|end| m.header.segment < end))
         .collect();
-    let grouped = messages.iter().any(|m| m.group_reference.is_some());
+    let groups = &report.groups;
+    // The group each message is in; a grouped message whose group was not recorded
+    // cannot be placed under a UCF, so its faults go to UCI.
+    let group_of: Vec<Option<usize>> = messages
+        .iter()
+        .map(|m| groups.iter().position(|g| g.contains(m.header.segment)))
+        .collect();
 
     let mut uci: UciError = None;
+    let mut ucfs: Vec<Option<Ucf<'_>>> = groups.iter().map(|_| None).collect();
     let mut ucms: Vec<Option<Ucm<'_>>> = messages.iter().map(|_| None).collect();
     for fault in &report.faults {
         let code = syntax_error(&fault.cause);
-        let level = if grouped {
-            Level::Interchange
-        } else {
-            level(fault, &messages, end)
+        let level = match level(fault, &messages, end) {
+            Level::Message { index, .. } | Level::Segment { index, .. }
+                if messages[index].group_reference.is_some() && group_of[index].is_none() =>
+            {
+                Level::Interchange
+            }
+            Level::Interchange => group_level(fault, groups, end),
+            level => level,
         };
         let (index, position) = match level {
             Level::Interchange => {
-                uci.get_or_insert((code, interchange_tag(fault)));
+                uci.get_or_insert(Reported {
+                    code,
+                    tag: interchange_tag(fault).unwrap_or_default(),
+                    element: fault.element,
+                });
+                continue;
+            }
+            Level::Group { index, tag } => {
+                let ucf = ucf_for(&mut ucfs, groups, index);
+                ucf.error.get_or_insert(Reported {
+                    code,
+                    tag,
+                    element: fault.element,
+                });
                 continue;
             }
             Level::Message { index, tag } => {
-                let ucm = ucm_for(&mut ucms, &messages, index);
+                let ucm = ucm_for(&mut ucms, &messages, &group_of, index);
                 if ucm.error.is_none() {
-                    ucm.error = Some((code, tag));
+                    ucm.error = Some(Reported {
+                        code,
+                        tag,
+                        element: fault.element,
+                    });
                     continue;
                 }
                 // A second UNH or UNT fault: report it like a segment's.
@@ -463,27 +579,92 @@ fn plan(report: &Report) -> (UciError, Vec<Ucm<'_>>) {
             }
             Level::Segment { index, position } => (index, position),
         };
-        let ucm = ucm_for(&mut ucms, &messages, index);
-        if position <= MAX_SEGMENT_POSITION
-            && ucm.segments.len() < MAX_UCS
-            && !ucm.segments.iter().any(|(p, _)| *p == position)
-        {
-            ucm.segments.push((position, code));
+        let ucm = ucm_for(&mut ucms, &messages, &group_of, index);
+        if position > MAX_SEGMENT_POSITION {
+            continue;
+        }
+        let ucs = match ucm.segments.iter().position(|s| s.position == position) {
+            Some(i) => &mut ucm.segments[i],
+            None if ucm.segments.len() < MAX_UCS => {
+                ucm.segments.push(Ucs {
+                    position,
+                    error: None,
+                    elements: Vec::new(),
+                });
+                let last = ucm.segments.len() - 1;
+                &mut ucm.segments[last]
+            }
+            None => continue,
+        };
+        match fault.element {
+            Some(element) => {
+                if ucs.elements.len() < MAX_UCD && !ucs.elements.iter().any(|(e, _)| *e == element)
+                {
+                    ucs.elements.push((element, code));
+                }
+            }
+            None => {
+                ucs.error.get_or_insert(code);
+            }
         }
     }
-    (uci, ucms.into_iter().flatten().collect())
+    // A group whose messages have faults is reported too, without an error of its own.
+    for ucm in ucms.iter().flatten() {
+        if let Some(index) = ucm.group {
+            ucf_for(&mut ucfs, groups, index);
+        }
+    }
+    (
+        uci,
+        ucfs.into_iter().flatten().collect(),
+        ucms.into_iter().flatten().collect(),
+    )
 }
 
 fn ucm_for<'a, 'b>(
     ucms: &'b mut [Option<Ucm<'a>>],
     messages: &[&'a MessageSummary],
+    group_of: &[Option<usize>],
     index: usize,
 ) -> &'b mut Ucm<'a> {
     ucms[index].get_or_insert_with(|| Ucm {
         message: messages[index],
+        group: group_of[index],
         error: None,
         segments: Vec::new(),
     })
+}
+
+fn ucf_for<'a, 'b>(
+    ucfs: &'b mut [Option<Ucf<'a>>],
+    groups: &'a [Group],
+    index: usize,
+) -> &'b mut Ucf<'a> {
+    ucfs[index].get_or_insert_with(|| Ucf {
+        index,
+        group: &groups[index],
+        error: None,
+    })
+}
+
+/// A fault outside every message: on a group's UNG or UNE it belongs to that group's
+/// UCF, anything else to UCI.
+fn group_level(fault: &Fault, groups: &[Group], end: Option<u32>) -> Level {
+    let Some(segment) = fault.position.map(|p| p.segment) else {
+        return Level::Interchange;
+    };
+    if end.is_some_and(|end| segment >= end) {
+        return Level::Interchange;
+    }
+    match groups.iter().position(|g| g.contains(segment)) {
+        Some(index) if groups[index].header.segment == segment => {
+            Level::Group { index, tag: "UNG" }
+        }
+        Some(index) if groups[index].trailer_segment == segment => {
+            Level::Group { index, tag: "UNE" }
+        }
+        _ => Level::Interchange,
+    }
 }
 
 fn level(fault: &Fault, messages: &[&MessageSummary], end: Option<u32>) -> Level {
@@ -731,9 +912,32 @@ mod tests {
             segments.contains(&"UCM+1+INVOIC:D:96A:UN:EAN008+4'".to_owned()),
             "{segments:?}"
         );
-        assert!(segments.contains(&"UCS+30+12'".to_owned()), "{segments:?}");
+        // The segment is sound as such; its element 1, component 2 (5004) is not.
+        let ucs = segments.iter().position(|s| s == "UCS+30'");
+        let ucd = segments.iter().position(|s| s == "UCD+12+1:2'");
+        assert!(ucs.is_some() && ucd == ucs.map(|i| i + 1), "{segments:?}");
         let i = reread(&c);
-        assert_eq!(i.messages[0].segments.len(), 5);
+        assert_eq!(i.messages[0].segments.len(), 6);
+    }
+
+    #[test]
+    fn element_faults_get_a_ucd_each_and_segment_faults_stay_in_ucs() {
+        // A character UNOC does not allow in NAD 3036 (element 4, component 1) and an
+        // impossible date in DTM+137 2380 (element 1, component 2).
+        let input = acked(SAMPLE)
+            .replace("Muster Lieferant", "Muster\u{1}Lieferant")
+            .replace("DTM+137:20261202:102", "DTM+137:20261332:102");
+        let segments = segments_of(&contrl(&input));
+        let after = |first: &str| {
+            let i = segments
+                .iter()
+                .position(|s| s == first)
+                .unwrap_or_else(|| panic!("{first} in {segments:?}"));
+            segments[i + 1].clone()
+        };
+        // DTM+137 is segment 3 of the message, NAD+SU segment 6.
+        assert_eq!(after("UCS+3'"), "UCD+12+1:2'", "{segments:?}");
+        assert_eq!(after("UCS+6'"), "UCD+21+4:1'", "{segments:?}");
     }
 
     #[test]

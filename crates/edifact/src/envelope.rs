@@ -77,6 +77,32 @@ pub struct Message {
     pub segments: Segments,
 }
 
+/// A UNG..UNE functional group, as a CONTRL's UCF names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// UNG/UNE 0048, the group reference number.
+    pub reference: String,
+    /// UNG S006/0040, the application sender identification.
+    pub application_sender: Option<String>,
+    /// UNG S006/0007, its code qualifier.
+    pub sender_qualifier: Option<String>,
+    /// UNG S007/0044, the application recipient identification.
+    pub application_recipient: Option<String>,
+    /// UNG S007/0007, its code qualifier.
+    pub recipient_qualifier: Option<String>,
+    /// Where UNG is.
+    pub header: SourcePosition,
+    /// Segment number of UNE.
+    pub trailer_segment: u32,
+}
+
+impl Group {
+    /// Does segment number `segment` lie inside this group (UNG and UNE included)?
+    pub fn contains(&self, segment: u32) -> bool {
+        (self.header.segment..=self.trailer_segment).contains(&segment)
+    }
+}
+
 /// A syntax 4 package (UNO..UNP, ISO 9735-8): an opaque object such as an attached PDF.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Package {
@@ -97,6 +123,8 @@ pub struct Interchange {
     pub header: InterchangeHeader,
     /// All messages, whether or not they were inside UNG..UNE groups.
     pub messages: Vec<Message>,
+    /// The UNG..UNE groups, in input order (none when the interchange does not use them).
+    pub groups: Vec<Group>,
     /// Syntax 4 packages, in input order (usually none).
     pub packages: Vec<Package>,
 }
@@ -261,7 +289,10 @@ fn required(
     segment
         .component(element, component)
         .map(str::to_owned)
-        .ok_or_else(|| ParseError::new(ParseErrorKind::MissingElement(name), segment.position))
+        .ok_or_else(|| {
+            ParseError::new(ParseErrorKind::MissingElement(name), segment.position)
+                .in_element(element, component)
+        })
 }
 
 fn optional(segment: &Segment, element: usize, component: usize) -> Option<String> {
@@ -288,8 +319,9 @@ fn header_from_unb(unb: &Segment) -> Result<InterchangeHeader, ParseError> {
 /// be compared with it.
 fn count(segment: &Segment, name: &'static str) -> Result<u64, ParseError> {
     let raw = required(segment, 0, 0, name)?;
-    raw.parse()
-        .map_err(|_| ParseError::new(ParseErrorKind::InvalidControlCount(raw), segment.position))
+    raw.parse().map_err(|_| {
+        ParseError::new(ParseErrorKind::InvalidControlCount(raw), segment.position).in_element(0, 0)
+    })
 }
 
 fn check_reference(
@@ -330,7 +362,7 @@ fn open_message(unh: &Segment<'_>, group_reference: Option<String>) -> Result<Me
 }
 
 struct OpenGroup {
-    reference: String,
+    group: Group,
     messages: u64,
 }
 
@@ -380,6 +412,7 @@ fn walk(
     let mut open: Option<Message> = None;
     let mut group: Option<OpenGroup> = None;
     let mut groups: u64 = 0;
+    let mut closed_groups: Vec<Group> = Vec::new();
     let mut ungrouped: u64 = 0;
 
     loop {
@@ -458,7 +491,7 @@ fn walk(
                         "UNH outside a group in an interchange that uses groups",
                     );
                 }
-                let group_reference = group.as_ref().map(|g| g.reference.clone());
+                let group_reference = group.as_ref().map(|g| g.group.reference.clone());
                 let mut message = open_message(&segment, group_reference)?;
                 message.segments = std::mem::take(&mut next);
                 if !references.insert(message.reference.clone()) {
@@ -483,7 +516,15 @@ fn walk(
                 }
                 let reference = required(&segment, 4, 0, "UNG 0048 group reference number")?;
                 group = Some(OpenGroup {
-                    reference,
+                    group: Group {
+                        reference,
+                        application_sender: optional(&segment, 1, 0),
+                        sender_qualifier: optional(&segment, 1, 1),
+                        application_recipient: optional(&segment, 2, 0),
+                        recipient_qualifier: optional(&segment, 2, 1),
+                        header: position,
+                        trailer_segment: position.segment,
+                    },
                     messages: 0,
                 });
                 groups += 1;
@@ -503,7 +544,17 @@ fn walk(
                         position,
                     ))?;
                 }
-                check_reference(findings, &segment, "UNE", "UNG", &g.reference, "UNE 0048")?;
+                let mut closed = g.group;
+                check_reference(
+                    findings,
+                    &segment,
+                    "UNE",
+                    "UNG",
+                    &closed.reference,
+                    "UNE 0048",
+                )?;
+                closed.trailer_segment = position.segment;
+                closed_groups.push(closed);
             }
             "UNO" => {
                 if group.is_some() || groups > 0 {
@@ -556,6 +607,7 @@ fn walk(
                     delimiters,
                     header,
                     messages: Vec::new(),
+                    groups: closed_groups,
                     packages,
                 });
             }

@@ -3,7 +3,7 @@
 //! Every error carries a [`SourcePosition`] so that a rejection sent back to a partner (or
 //! shown to an operator) can name the exact segment and byte, not just "bad file".
 
-use crate::segment::SourcePosition;
+use crate::segment::{ElementPosition, SourcePosition};
 
 /// A syntax or envelope defect, located in the input.
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
@@ -14,11 +14,23 @@ pub struct ParseError {
     /// Where: the segment that carries the defect (segment 0 is the UNA service string
     /// advice, which ISO 9735 does not count as a segment).
     pub position: SourcePosition,
+    /// The data element at fault inside that segment, when the defect is one value's.
+    pub element: Option<ElementPosition>,
 }
 
 impl ParseError {
     pub(crate) fn new(kind: ParseErrorKind, position: SourcePosition) -> Self {
-        Self { kind, position }
+        Self {
+            kind,
+            position,
+            element: None,
+        }
+    }
+
+    /// The same error, located at element `element`, component `component` (0-based).
+    pub(crate) fn in_element(mut self, element: usize, component: usize) -> Self {
+        self.element = Some(ElementPosition::at(element, component));
+        self
     }
 
     /// True for defects in control counts and references (UNT/UNE/UNZ counts, references

@@ -29,9 +29,9 @@ mod segment;
 pub mod syntax;
 mod tokenizer;
 
-pub use envelope::{Interchange, InterchangeHeader, Message, Package, segments};
+pub use envelope::{Group, Interchange, InterchangeHeader, Message, Package, segments};
 pub use error::{ParseError, ParseErrorKind};
-pub use segment::{Element, Segment, Segments, SourcePosition};
+pub use segment::{Element, ElementPosition, Segment, Segments, SourcePosition};
 pub use syntax::Delimiters;
 
 #[cfg(test)]

@@ -37,6 +37,30 @@ pub struct SourcePosition {
     pub offset: usize,
 }
 
+/// Where a value sits inside its segment, counted as CONTRL's S011 counts: element 1 is
+/// the first data element after the tag (a repetition counts as its element), component
+/// 1 the first component of that element.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+pub struct ElementPosition {
+    /// 1-based data element position in the segment (0098).
+    pub element: u32,
+    /// 1-based component position in the element (0104).
+    pub component: u32,
+}
+
+impl ElementPosition {
+    /// From 0-based indices, as [`Segment::component`] takes them.
+    pub(crate) fn at(element: usize, component: usize) -> Self {
+        let one_based = |i: usize| u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1);
+        Self {
+            element: one_based(element),
+            component: one_based(component),
+        }
+    }
+}
+
 /// A run of values in [`Segments::ends`]: one element occurrence's components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {

@@ -184,6 +184,9 @@ impl<'a> Tokenizer<'a> {
 
         let mut element_start = into.values();
         let mut repeating = false;
+        // 0-based position of the value being read, for errors (a repetition keeps its
+        // element's index).
+        let (mut element, mut component) = (0usize, 0usize);
         // The value being read is `input[value_start..]` up to the next delimiter, unless
         // it holds a release character: then its unescaped bytes collect in `scratch`.
         let mut value_start = self.pos;
@@ -222,10 +225,15 @@ impl<'a> Tokenizer<'a> {
             } else {
                 Some(&input[value_start..value_end])
             };
-            self.take_value(raw, position, into)?;
+            self.take_value(raw, position, (element, component), into)?;
             escaped = false;
             value_start = self.pos;
+            component += 1;
             if b != d.component {
+                component = 0;
+                if Some(b) != d.repetition {
+                    element += 1;
+                }
                 // Element separator, segment terminator or repetition separator.
                 into.end_element(element_start, repeating, mark);
                 element_start = into.values();
@@ -244,6 +252,7 @@ impl<'a> Tokenizer<'a> {
         &mut self,
         raw: Option<&[u8]>,
         position: SourcePosition,
+        (element, component): (usize, usize),
         into: &mut Segments,
     ) -> Result<(), ParseError> {
         let bytes = raw.unwrap_or(&self.scratch);
@@ -253,12 +262,13 @@ impl<'a> Tokenizer<'a> {
             Err(kind) if self.collect => {
                 if !self.segment_faulted {
                     self.segment_faulted = true;
-                    self.deferred.push(ParseError::new(kind, position));
+                    self.deferred
+                        .push(ParseError::new(kind, position).in_element(element, component));
                 }
                 into.text_mut().push_str(&String::from_utf8_lossy(bytes));
                 Ok(())
             }
-            Err(kind) => Err(ParseError::new(kind, position)),
+            Err(kind) => Err(ParseError::new(kind, position).in_element(element, component)),
         };
         into.end_value();
         self.scratch.clear();

@@ -169,18 +169,24 @@ fn faults_at_every_level_are_reported_where_they_belong() {
         [
             // JNK between the messages: an interchange-level fault.
             "UCI+REF1+SENDER:14+RECIP:14+4+33",
-            // M1's first UNT fault is its own; the data segments follow.
+            // M1's first UNT fault is its own; the data segments follow, each value at
+            // fault in a UCD with its element and component.
             "UCM+M1+INVOIC:D:96A:UN:EAN008+4+29+UNT",
-            "UCS+3+12",
-            "UCS+4+21",
+            "UCS+3",
+            "UCD+12+1:2",
+            "UCS+4",
+            "UCD+21+4:1",
             "UCS+5+18",
-            "UCS+7+12",
-            "UCS+8+12",
-            "UCS+10+12",
+            "UCS+7",
+            "UCD+12+1:2",
+            "UCS+8",
+            "UCD+12+1:2",
+            "UCS+10",
+            "UCD+12+1:2",
             "UCM+M2+DESADV:D:96A:UN:EAN005+4+17+UNH",
         ]
     );
-    assert_eq!(body[body.len() - 3], "UNT+11+1");
+    assert_eq!(body[body.len() - 3], "UNT+16+1");
 }
 
 #[test]
@@ -195,20 +201,63 @@ fn a_concatenated_interchange_is_acknowledged_as_the_first_one() {
     assert!(!contrl.text.contains("UCM"), "{}", contrl.text);
 }
 
-#[test]
-fn grouped_messages_are_reported_at_the_interchange_level() {
-    let input = SAMPLE
+fn grouped(sample: &str) -> String {
+    sample
         .replace(
             "UNH+1+INVOIC",
             "UNG+INVOIC+5412345000013:14+4012345000094:14+261202:1400+G1+UN+D:96A'UNH+1+INVOIC",
         )
         .replace("UNZ+1+", "UNE+1+G1'UNZ+1+")
-        .replace("MOA+9:267.75", "MOA+9:26O");
+}
+
+#[test]
+fn faults_of_grouped_messages_are_reported_under_their_group() {
+    let input = grouped(SAMPLE).replace("MOA+9:267.75", "MOA+9:26O");
     let (report, contrl) = contrl_for(input.as_bytes()).expect("header");
     assert!(report.messages[0].group_reference.is_some());
+    assert_eq!(report.groups.len(), 1);
     assert_sound("grouped", &report, &contrl);
-    assert!(!contrl.text.contains("UCM"), "{}", contrl.text);
-    assert!(contrl.text.contains("+4+12'"), "{}", contrl.text);
+    // UCI rejects, the UCF names the group with UNG's application sender and
+    // recipient, and the message's UCM and UCS follow it.
+    let text = &contrl.text;
+    let ucf = text
+        .find("UCF+G1+5412345000013:14+4012345000094:14+4'")
+        .unwrap_or_else(|| panic!("{text}"));
+    let ucm = text
+        .find("UCM+1+INVOIC:D:96A:UN:EAN008+4'")
+        .unwrap_or_else(|| panic!("{text}"));
+    let ucs = text
+        .find("UCS+30'UCD+12+1:2'")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(ucf < ucm && ucm < ucs, "{text}");
+    let uci = text.find("UCI+").unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        text[uci..].starts_with("UCI+EH000001+5412345000013:14+4012345000094:14+4'"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_fault_on_une_goes_in_the_ucf() {
+    let input = grouped(SAMPLE).replace("UNE+1+G1'", "UNE+2+G1'");
+    let (report, contrl) = contrl_for(input.as_bytes()).expect("header");
+    assert!(report.must_reject());
+    assert_sound("une count", &report, &contrl);
+    let text = &contrl.text;
+    assert!(
+        text.contains("UCF+G1+5412345000013:14+4012345000094:14+4+29+UNE'"),
+        "{text}"
+    );
+    assert!(!text.contains("UCM"), "{text}");
+}
+
+#[test]
+fn a_sound_grouped_interchange_gets_no_ucf() {
+    let input = grouped(SAMPLE);
+    let (report, contrl) = contrl_for(input.as_bytes()).expect("header");
+    assert!(!report.must_reject(), "{:?}", report.faults);
+    assert_eq!(contrl.action, Action::Accepted);
+    assert!(!contrl.text.contains("UCF"), "{}", contrl.text);
 }
 
 /// What the fuzz target checks, on a deterministic neighbourhood of the sample: every

@@ -177,6 +177,13 @@ pub struct Fault {
     pub segment: Option<u32>,
     /// Byte offset in the interchange, when known.
     pub offset: Option<u64>,
+    /// 1-based data element position in that segment (element 1 follows the tag), when
+    /// the fault is one value's. Absent in events written before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<u32>,
+    /// 1-based component position in that data element, with `element`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<u32>,
 }
 
 /// Payload of `EdiAcknowledgementIssued` on `edi.acknowledgement.issued`.

@@ -309,6 +309,8 @@ pub fn to_event_fault(fault: &check::Fault) -> Fault {
         message: fault.message.clone(),
         segment: fault.position.map(|p| p.segment),
         offset: fault.position.map(|p| p.offset as u64),
+        element: fault.element.map(|e| e.element),
+        component: fault.element.map(|e| e.component),
     }
 }
 

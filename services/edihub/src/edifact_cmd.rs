@@ -234,7 +234,7 @@ mod tests {
         let unt = input.find("UNT+33").unwrap();
         assert!(
             text.contains(&format!(
-                "f.edi: error: segment 31 (byte {moa}): [mapping] invalid number \"26O\" (message 1)"
+                "f.edi: error: segment 31 (byte {moa}), element 1:2: [mapping] invalid number \"26O\" (message 1)"
             )),
             "{text}"
         );

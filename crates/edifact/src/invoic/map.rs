@@ -302,6 +302,7 @@ pub(crate) fn map_message(
     let missing = |what| MappingError {
         kind: MappingErrorKind::MissingSegment(what),
         position: unh_position,
+        element: None,
     };
     let mut sources = Sources::default();
     let mut errors = Errors::default();
@@ -312,13 +313,13 @@ pub(crate) fn map_message(
             invoice_number = errors.keep(
                 bgm.component(1, 0)
                     .map(str::to_owned)
-                    .ok_or_else(|| error(MappingErrorKind::MissingDocumentNumber, bgm))
+                    .ok_or_else(|| error(MappingErrorKind::MissingDocumentNumber, bgm, 1, 0))
                     .map(Some),
             );
             type_code = errors.keep(
                 bgm.component(0, 0)
                     .map(str::to_owned)
-                    .ok_or_else(|| error(MappingErrorKind::MissingDocumentType, bgm))
+                    .ok_or_else(|| error(MappingErrorKind::MissingDocumentType, bgm, 0, 0))
                     .map(Some),
             );
             sources.insert("BT-1".to_owned(), bgm.position);
@@ -645,10 +646,17 @@ fn totals(table: &ProfileTable, total: &mut TotalLookup<'_>) -> Totals {
     }
 }
 
-fn error(kind: MappingErrorKind, segment: &Segment) -> MappingError {
+/// A mapping error about component `component` of element `element` (0-based).
+fn error(
+    kind: MappingErrorKind,
+    segment: &Segment,
+    element: usize,
+    component: usize,
+) -> MappingError {
     MappingError {
         kind,
         position: Some(segment.position),
+        element: Some(crate::ElementPosition::at(element, component)),
     }
 }
 
@@ -662,6 +670,8 @@ fn date(dtm: &Segment) -> Result<String, MappingError> {
                 format: format.unwrap_or_default().to_owned(),
             },
             dtm,
+            0,
+            1,
         )
     })
 }
@@ -676,8 +686,14 @@ fn number(
     segment
         .component(element, component)
         .map(|v| {
-            decimal(v, mark)
-                .ok_or_else(|| error(MappingErrorKind::InvalidAmount(v.to_owned()), segment))
+            decimal(v, mark).ok_or_else(|| {
+                error(
+                    MappingErrorKind::InvalidAmount(v.to_owned()),
+                    segment,
+                    element,
+                    component,
+                )
+            })
         })
         .transpose()
 }

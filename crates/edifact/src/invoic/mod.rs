@@ -59,6 +59,7 @@ pub fn to_canonical(interchange: &Interchange) -> Result<Vec<CanonicalInvoice>, 
                 .first()
                 .and_then(|m| m.segments.first())
                 .map(|s| s.position),
+            element: None,
         });
     }
     Ok(invoices)
@@ -248,6 +249,8 @@ pub struct MappingError {
     pub kind: MappingErrorKind,
     /// The segment at fault, where there is one.
     pub position: Option<SourcePosition>,
+    /// The data element at fault inside that segment, where the fault is one value's.
+    pub element: Option<crate::ElementPosition>,
 }
 
 impl std::fmt::Display for MappingError {
