@@ -5,6 +5,7 @@ mod async_mdn;
 mod chaos;
 mod folding;
 mod gateway;
+mod journal;
 mod large;
 mod limits;
 mod metrics;

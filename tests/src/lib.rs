@@ -133,6 +133,17 @@ fn database_settings(name: &str) -> DatabaseSettings {
     }
 }
 
+/// A fresh, migrated database (named like every test database, so `deploy/test.sh`
+/// drops it afterwards).
+pub async fn fresh_database() -> PgPool {
+    let suffix = Uuid::new_v4().simple().to_string()[..12].to_owned();
+    let database = database_settings(&format!("edihub_test_{suffix}"));
+    edihub_db::create_and_migrate(&database)
+        .await
+        .expect("create and migrate the test database (is PostgreSQL up?)");
+    edihub_db::pool(&database).expect("pool")
+}
+
 /// Starts a gateway on a fresh database, with fresh topics and a fresh bucket.
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await

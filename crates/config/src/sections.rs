@@ -177,6 +177,11 @@ pub struct GatewaySettings {
     /// How often the gateway re-reads partners and identities from the database even
     /// without a change notification, in milliseconds.
     pub partner_reload_ms: u64,
+    /// Accepted messages are written by this many journal writers, each committing the
+    /// messages that queued up during its previous commit together (group commit).
+    pub journal_writers: usize,
+    /// Most messages one journal commit carries.
+    pub journal_batch: usize,
 }
 
 /// Asynchronous MDNs go through the outbox (channel `as2-mdn`): the gateway POSTs them
@@ -223,6 +228,8 @@ impl Default for GatewaySettings {
             partners: Vec::new(),
             async_mdn: AsyncMdnSettings::default(),
             partner_reload_ms: 30_000,
+            journal_writers: 2,
+            journal_batch: 64,
         }
     }
 }

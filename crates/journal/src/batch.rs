@@ -180,20 +180,70 @@ async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx
     .bind(texts(&accepts, |a| &a.message.as2_to))
     .bind(texts(&accepts, |a| &a.message.as2_message_id))
     .bind(texts(&accepts, |a| &a.message.content_type))
-    .bind(accepts.iter().map(|a| &a.message.as2_headers).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.raw_body.as_slice()).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.payload.as_slice()).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| sha256_hex(&a.message.payload)).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.payload.len() as i64).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.unb_sender.as_deref()).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.unb_recipient.as_deref()).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.unb_reference.as_deref()).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| a.message.received_at).collect::<Vec<_>>())
+    .bind(
+        accepts
+            .iter()
+            .map(|a| &a.message.as2_headers)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.raw_body.as_slice())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.payload.as_slice())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| sha256_hex(&a.message.payload))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.payload.len() as i64)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.unb_sender.as_deref())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.unb_recipient.as_deref())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.unb_reference.as_deref())
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.message.received_at)
+            .collect::<Vec<_>>(),
+    )
     .bind(texts(&accepts, |a| &a.mdn.mdn_message_id))
     .bind(texts(&accepts, |a| &a.mdn.disposition))
     .bind(texts(&accepts, |a| &a.mdn.content_type))
     .bind(&mdn_headers)
-    .bind(accepts.iter().map(|a| a.mdn.body.as_slice()).collect::<Vec<_>>())
+    .bind(
+        accepts
+            .iter()
+            .map(|a| a.mdn.body.as_slice())
+            .collect::<Vec<_>>(),
+    )
     .bind(accepts.iter().map(|a| a.event.id).collect::<Vec<_>>())
     .bind(texts(&accepts, |a| &a.event.aggregate_type))
     .bind(texts(&accepts, |a| &a.event.aggregate_id))
@@ -202,13 +252,48 @@ async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx
     .bind(accepts.iter().map(|a| &a.event.payload).collect::<Vec<_>>())
     .bind(accepts.iter().map(|a| &a.event.headers).collect::<Vec<_>>())
     .bind(edihub_outbox::channels::KAFKA)
-    .bind(deliveries.iter().map(|d| d.map(|d| d.id)).collect::<Vec<_>>())
-    .bind(deliveries.iter().map(|d| d.map(|d| d.aggregate_type.as_str())).collect::<Vec<_>>())
-    .bind(deliveries.iter().map(|d| d.map(|d| d.aggregate_id.as_str())).collect::<Vec<_>>())
-    .bind(deliveries.iter().map(|d| d.map(|d| d.event_type.as_str())).collect::<Vec<_>>())
-    .bind(deliveries.iter().map(|d| d.map(|d| d.topic.as_str())).collect::<Vec<_>>())
-    .bind(deliveries.iter().map(|d| d.map(|d| &d.payload)).collect::<Vec<_>>())
-    .bind(deliveries.iter().map(|d| d.map(|d| &d.headers)).collect::<Vec<_>>())
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| d.id))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| d.aggregate_type.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| d.aggregate_id.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| d.event_type.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| d.topic.as_str()))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| &d.payload))
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        deliveries
+            .iter()
+            .map(|d| d.map(|d| &d.headers))
+            .collect::<Vec<_>>(),
+    )
     .bind(edihub_outbox::channels::AS2_MDN)
     .fetch_all(pool)
     .await

@@ -4,6 +4,10 @@
 //! `EdiMessageReceived` outbox row in ONE transaction. The gateway sends the MDN only
 //! after `accept` returned `Ok`; if the commit fails the partner gets a 5xx and resends.
 
+mod batch;
+
+pub use batch::{Accept, AcceptQueue};
+
 use chrono::{DateTime, Utc};
 use edihub_outbox::NewEvent;
 use sha2::{Digest, Sha256};
@@ -45,6 +49,9 @@ pub enum JournalError {
     Duplicate,
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The [`AcceptQueue`]'s writers have stopped (the gateway is shutting down).
+    #[error("the journal writers have stopped")]
+    Stopped,
 }
 
 /// Lower-case hex SHA-256, the digest format used in events and archive records.
@@ -241,6 +248,9 @@ pub enum ClaimCheckError {
     DigestMismatch { expected: String, actual: String },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The [`AcceptQueue`]'s writers have stopped (the gateway is shutting down).
+    #[error("the journal writers have stopped")]
+    Stopped,
 }
 
 /// Loads the payload a claim check refers to, inside the caller's transaction, and

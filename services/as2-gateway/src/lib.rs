@@ -9,6 +9,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings};
+use edihub_journal::AcceptQueue;
 use edihub_mdn_delivery::MdnPoster;
 use edihub_outbox::{Relay, channels};
 use edihub_partners::Directory;
@@ -36,6 +37,8 @@ pub struct Settings {
 /// Shared by every request.
 pub struct AppState {
     pub pool: PgPool,
+    /// Where accepted messages are committed, batched with concurrent ones.
+    pub journal: AcceptQueue,
     pub settings: Settings,
     /// The hub's identities and the partnerships (settings file and database), kept
     /// current by a reload task.
@@ -128,8 +131,14 @@ impl Application {
         let reload_interval = Duration::from_millis(settings.gateway.partner_reload_ms);
         // hyper's own head limit is about 400 KiB; past that, unfolding is moot.
         let max_head_bytes = settings.gateway.max_header_bytes.max(64 * 1024) * 2;
+        let journal = AcceptQueue::start(
+            pool.clone(),
+            settings.gateway.journal_writers,
+            settings.gateway.journal_batch,
+        );
         let router = router(Arc::new(AppState {
             pool: pool.clone(),
+            journal,
             settings,
             directory: Arc::clone(&directory),
             slots,

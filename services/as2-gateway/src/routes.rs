@@ -260,25 +260,20 @@ async fn receive_message(
     let delivery = async_url
         .as_ref()
         .map(|url| edihub_mdn_delivery::delivery_event(message_id, &as2.as2_from, url));
-    match edihub_journal::accept(
-        &state.pool,
-        &message,
-        &mdn,
-        &outbox_event,
-        delivery.as_ref(),
-    )
-    .await
-    {
+    let (size, async_mdn) = (message.payload.len(), delivery.is_some());
+    let accepted = edihub_journal::Accept {
+        message,
+        mdn: mdn.clone(),
+        event: outbox_event,
+        delivery,
+    };
+    match state.journal.accept(accepted).await {
         Ok(()) => {
-            tracing::info!(
-                size = message.payload.len(),
-                async_mdn = delivery.is_some(),
-                "message accepted"
-            );
+            tracing::info!(size, async_mdn, "message accepted");
             edihub_metrics::AS2_MESSAGES
                 .with_label_values(&["processed"])
                 .inc();
-            if delivery.is_some() {
+            if async_mdn {
                 // RFC 4130 7.3: the HTTP response only says the request arrived.
                 return Ok(StatusCode::OK.into_response());
             }
@@ -299,7 +294,9 @@ async fn receive_message(
                 )),
             }
         }
-        Err(JournalError::Database(e)) => Err(GatewayError::Unavailable(e.to_string())),
+        Err(e @ (JournalError::Database(_) | JournalError::Stopped)) => {
+            Err(GatewayError::Unavailable(e.to_string()))
+        }
     }
 }
 
