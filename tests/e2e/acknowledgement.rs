@@ -126,12 +126,12 @@ async fn a_rejected_interchange_that_asks_for_it_is_acknowledged_with_its_faults
     let faulty = acked_invoic().replace("QTY+47:10:PCE", "QTY+47:1O:PCE");
     let (message_id, event, types) = acknowledged(&app, &faulty).await;
     assert_eq!(event.action, AcknowledgementAction::Rejected);
-    // UCI 4 for the interchange, UCM 4 for message 1 and UCS 14 (QTY is the 14th
-    // segment of the message) with 0085 = 12 (invalid value).
+    // UCI 4 for the interchange, UCM 4 for message 1, UCS 14 (QTY is the 14th
+    // segment of the message) and UCD 12 (invalid value) at element 1, component 2.
     for expected in [
         "UCI+EH000001+5412345000013:14+4012345000094:14+4'",
         "UCM+1+INVOIC:D:96A:UN:EAN008+4'",
-        "UCS+14+12'",
+        "UCS+14'UCD+12+1:2'",
     ] {
         assert!(
             event.contrl.contains(expected),

@@ -63,10 +63,11 @@ fn a_rejected_interchange_is_acknowledged_with_its_faults() {
     let input = acked().replace("QTY+47:10:PCE", "QTY+47:1O:PCE");
     let ack = acknowledgement(&evaluate(input.as_bytes()), id, &received(id)).expect("CONTRL");
     assert_eq!(ack.action, AcknowledgementAction::Rejected);
-    // QTY is segment 15 of the interchange, 14 of the message.
+    // QTY is segment 15 of the interchange, 14 of the message; the bad value is
+    // component 2 of element 1, so the fault goes in a UCD under the UCS.
     assert!(
         ack.contrl
-            .contains("UCM+1+INVOIC:D:96A:UN:EAN008+4'UCS+14+12'"),
+            .contains("UCM+1+INVOIC:D:96A:UN:EAN008+4'UCS+14'UCD+12+1:2'"),
         "{}",
         ack.contrl
     );
