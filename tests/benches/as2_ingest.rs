@@ -19,6 +19,10 @@ use futures::StreamExt as _;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+// The allocator the gateway binary runs with (the gateway runs in this process).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()

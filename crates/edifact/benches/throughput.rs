@@ -10,7 +10,8 @@
 //! (read in place), and a synthetic interchange built by repeating the sample's message
 //! with fresh references (`EDIHUB_BENCH_MB`, default 4 MB). pydifact runs from the venv
 //! `${EDIHUB_VENV:-$HOME/.cache/edihub/venv}`; without it only our figures are printed.
-//! Target (DESIGN.md): 100+ MB/s per core. First it streams a 100 MB interchange
+//! Target (DESIGN.md): 100+ MB/s per core. Runs with mimalloc, the services' allocator
+//! (glibc's malloc costs about a quarter of the throughput). First it streams a 100 MB interchange
 //! (`EDIHUB_BENCH_STREAM_MB`) through `evaluate_each` and prints the peak memory the
 //! evaluation added, next to the input's size.
 
@@ -19,6 +20,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use edihub_edifact::check::{evaluate, evaluate_each};
+
+// The allocator the services (transform consumer, `edihub edifact`) run with.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const CORPUS_INVOIC: &[&str] = &[
     "Koha__BLSINV337023.CEI",

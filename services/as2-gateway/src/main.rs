@@ -3,6 +3,11 @@
 
 use as2_gateway::{Application, Settings};
 
+// Many short-lived allocations per message (parser, S/MIME): mimalloc serves them
+// markedly faster than glibc's malloc (see "Benchmarks" in README.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("as2-gateway");

@@ -11,6 +11,11 @@ use edihub_config::{DatabaseSettings, KafkaSettings, S3Settings};
 use serde::Deserialize;
 use std::path::PathBuf;
 
+// Many short-lived allocations per message (parser, S/MIME): mimalloc serves them
+// markedly faster than glibc's malloc (see "Benchmarks" in README.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Settings read the same way as the services' (defaults, $EDIHUB_CONFIG, environment).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
