@@ -14,6 +14,8 @@
 //!   silently;
 //! - EN 16931 total rules are warnings inside each invoice, never faults.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::invoic::{self, CanonicalInvoice, MappingErrorKind};
@@ -128,44 +130,75 @@ impl Report {
 }
 
 /// One UNH..UNT message of a [`Report`]: what a CONTRL needs to name it (UCM) and to
-/// count segment positions from its UNH.
+/// count segment positions from its UNH. A report keeps one per message, so it is kept
+/// small: the identifier and the group reference, which consecutive messages nearly
+/// always repeat, are shared between summaries rather than copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageSummary {
     /// UNH 0062.
     pub reference: String,
-    /// S009/0065, e.g. `INVOIC`.
-    pub message_type: String,
-    /// S009/0052.
-    pub version: String,
-    /// S009/0054.
-    pub release: String,
-    /// S009/0051.
-    pub agency: String,
-    /// S009/0057.
-    pub association_code: Option<String>,
+    /// UNH S009.
+    pub identifier: Arc<MessageIdentifier>,
     /// UNG 0048 of the enclosing group, if any.
-    pub group_reference: Option<String>,
+    pub group_reference: Option<Arc<str>>,
     /// Where UNH is.
     pub header: SourcePosition,
     /// Segment number of UNT.
     pub trailer_segment: u32,
 }
 
+/// UNH S009, the message identifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageIdentifier {
+    /// 0065, e.g. `INVOIC`.
+    pub message_type: String,
+    /// 0052.
+    pub version: String,
+    /// 0054.
+    pub release: String,
+    /// 0051.
+    pub agency: String,
+    /// 0057.
+    pub association_code: Option<String>,
+}
+
 impl MessageSummary {
-    fn of(message: &crate::Message) -> Self {
+    /// The summary of `message`, sharing the identifier and group reference of
+    /// `previous` (the summary of the message before it) when they are the same.
+    fn of(message: &crate::Message, previous: Option<&MessageSummary>) -> Self {
         let header = message
             .segments
             .first()
             .map(|s| s.position)
             .unwrap_or_default();
+        let identifier = match previous {
+            Some(p)
+                if p.identifier.message_type == message.message_type
+                    && p.identifier.version == message.version
+                    && p.identifier.release == message.release
+                    && p.identifier.agency == message.agency
+                    && p.identifier.association_code == message.association_code =>
+            {
+                Arc::clone(&p.identifier)
+            }
+            _ => Arc::new(MessageIdentifier {
+                message_type: message.message_type.clone(),
+                version: message.version.clone(),
+                release: message.release.clone(),
+                agency: message.agency.clone(),
+                association_code: message.association_code.clone(),
+            }),
+        };
+        let group_reference = message.group_reference.as_deref().map(|group| {
+            match previous.and_then(|p| p.group_reference.as_ref()) {
+                Some(shared) if **shared == *group => Arc::clone(shared),
+                _ => Arc::from(group),
+            }
+        });
         Self {
             reference: message.reference.clone(),
-            message_type: message.message_type.clone(),
-            version: message.version.clone(),
-            release: message.release.clone(),
-            agency: message.agency.clone(),
-            association_code: message.association_code.clone(),
-            group_reference: message.group_reference.clone(),
+            identifier,
+            group_reference,
             header,
             trailer_segment: message
                 .segments
@@ -282,7 +315,7 @@ fn evaluate_one(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice)) -> R
     let mut mapping_faults: Vec<Fault> = Vec::new();
     let mut messages: Vec<MessageSummary> = Vec::new();
     let walked = Interchange::parse_streaming(input, &mut |message| {
-        messages.push(MessageSummary::of(message));
+        messages.push(MessageSummary::of(message, messages.last()));
         let unh = message.segments.first().map(|s| s.position);
         if message.message_type != "INVOIC" {
             mapping_faults.push(Fault {

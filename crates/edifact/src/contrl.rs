@@ -278,7 +278,12 @@ pub fn build(report: &Report, params: &ContrlParams) -> Option<Contrl> {
     if !header.acknowledgement_requested {
         return None;
     }
-    if !report.messages.is_empty() && report.messages.iter().all(|m| m.message_type == "CONTRL") {
+    if !report.messages.is_empty()
+        && report
+            .messages
+            .iter()
+            .all(|m| m.identifier.message_type == "CONTRL")
+    {
         return None;
     }
     let charset = Charset::from_syntax_identifier(header.syntax_identifier.as_bytes())?;
@@ -382,18 +387,18 @@ fn s011(element: Option<ElementPosition>) -> (String, String) {
 }
 
 fn write_ucm(w: &mut Writer, ucm: &Ucm<'_>) {
-    let m = ucm.message;
+    let (m, id) = (ucm.message, &ucm.message.identifier);
     let (code, tag, element) = reported(ucm.error.as_ref());
     w.segment(
         "UCM",
         &[
             &[&m.reference],
             &[
-                &m.message_type,
-                &m.version,
-                &m.release,
-                &m.agency,
-                m.association_code.as_deref().unwrap_or_default(),
+                &id.message_type,
+                &id.version,
+                &id.release,
+                &id.agency,
+                id.association_code.as_deref().unwrap_or_default(),
             ],
             &[Action::Rejected.code()],
             &[code],

@@ -121,7 +121,10 @@ fn every_corpus_interchange_gets_a_contrl_that_parses() {
                 let report = evaluate(&bytes);
                 assert!(
                     report.header.is_none()
-                        || report.messages.iter().all(|m| m.message_type == "CONTRL"),
+                        || report
+                            .messages
+                            .iter()
+                            .all(|m| m.identifier.message_type == "CONTRL"),
                     "{name}: no CONTRL"
                 );
             }
