@@ -238,35 +238,26 @@ pub fn evaluate_each(input: &[u8], on_invoice: &mut dyn FnMut(CanonicalInvoice))
     let mut base = SourcePosition::default();
     while let Some(next) = next_interchange(input, &report.faults, base) {
         let rest = evaluate_one(&input[next.offset..], on_invoice);
+        // Positions in `rest` count from the start of the further interchange.
+        let segment = |s: u32| s.saturating_add(next.segment.saturating_sub(1));
+        let position = |p: SourcePosition| SourcePosition {
+            segment: segment(p.segment),
+            offset: p.offset + next.offset,
+        };
         report.faults.extend(rest.faults.into_iter().map(|mut f| {
-            f.position = f.position.map(|p| SourcePosition {
-                segment: p.segment.saturating_add(next.segment.saturating_sub(1)),
-                offset: p.offset + next.offset,
-            });
+            f.position = f.position.map(position);
             f
         }));
         report
             .messages
             .extend(rest.messages.into_iter().map(|mut m| {
-                m.header.segment = m
-                    .header
-                    .segment
-                    .saturating_add(next.segment.saturating_sub(1));
-                m.header.offset += next.offset;
-                m.trailer_segment = m
-                    .trailer_segment
-                    .saturating_add(next.segment.saturating_sub(1));
+                m.header = position(m.header);
+                m.trailer_segment = segment(m.trailer_segment);
                 m
             }));
         report.groups.extend(rest.groups.into_iter().map(|mut g| {
-            g.header.segment = g
-                .header
-                .segment
-                .saturating_add(next.segment.saturating_sub(1));
-            g.header.offset += next.offset;
-            g.trailer_segment = g
-                .trailer_segment
-                .saturating_add(next.segment.saturating_sub(1));
+            g.header = position(g.header);
+            g.trailer_segment = segment(g.trailer_segment);
             g
         }));
         base = next;

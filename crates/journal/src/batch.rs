@@ -180,120 +180,37 @@ async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx
     .bind(texts(&accepts, |a| &a.message.as2_to))
     .bind(texts(&accepts, |a| &a.message.as2_message_id))
     .bind(texts(&accepts, |a| &a.message.content_type))
-    .bind(
-        accepts
-            .iter()
-            .map(|a| &a.message.as2_headers)
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.raw_body.as_slice())
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.payload.as_slice())
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| sha256_hex(&a.message.payload))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.payload.len() as i64)
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.unb_sender.as_deref())
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.unb_recipient.as_deref())
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.unb_reference.as_deref())
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.message.received_at)
-            .collect::<Vec<_>>(),
-    )
+    .bind(column(&accepts, |a| &a.message.as2_headers))
+    .bind(column(&accepts, |a| a.message.raw_body.as_slice()))
+    .bind(column(&accepts, |a| a.message.payload.as_slice()))
+    .bind(column(&accepts, |a| sha256_hex(&a.message.payload)))
+    .bind(column(&accepts, |a| a.message.payload.len() as i64))
+    .bind(column(&accepts, |a| a.message.unb_sender.as_deref()))
+    .bind(column(&accepts, |a| a.message.unb_recipient.as_deref()))
+    .bind(column(&accepts, |a| a.message.unb_reference.as_deref()))
+    .bind(column(&accepts, |a| a.message.received_at))
     .bind(texts(&accepts, |a| &a.mdn.mdn_message_id))
     .bind(texts(&accepts, |a| &a.mdn.disposition))
     .bind(texts(&accepts, |a| &a.mdn.content_type))
     .bind(&mdn_headers)
-    .bind(
-        accepts
-            .iter()
-            .map(|a| a.mdn.body.as_slice())
-            .collect::<Vec<_>>(),
-    )
-    .bind(accepts.iter().map(|a| a.event.id).collect::<Vec<_>>())
+    .bind(column(&accepts, |a| a.mdn.body.as_slice()))
+    .bind(column(&accepts, |a| a.event.id))
     .bind(texts(&accepts, |a| &a.event.aggregate_type))
     .bind(texts(&accepts, |a| &a.event.aggregate_id))
     .bind(texts(&accepts, |a| &a.event.event_type))
     .bind(texts(&accepts, |a| &a.event.topic))
-    .bind(accepts.iter().map(|a| &a.event.payload).collect::<Vec<_>>())
-    .bind(accepts.iter().map(|a| &a.event.headers).collect::<Vec<_>>())
+    .bind(column(&accepts, |a| &a.event.payload))
+    .bind(column(&accepts, |a| &a.event.headers))
     .bind(edihub_outbox::channels::KAFKA)
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| d.id))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| d.aggregate_type.as_str()))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| d.aggregate_id.as_str()))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| d.event_type.as_str()))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| d.topic.as_str()))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| &d.payload))
-            .collect::<Vec<_>>(),
-    )
-    .bind(
-        deliveries
-            .iter()
-            .map(|d| d.map(|d| &d.headers))
-            .collect::<Vec<_>>(),
-    )
+    .bind(column(&deliveries, |d| d.map(|d| d.id)))
+    .bind(column(&deliveries, |d| {
+        d.map(|d| d.aggregate_type.as_str())
+    }))
+    .bind(column(&deliveries, |d| d.map(|d| d.aggregate_id.as_str())))
+    .bind(column(&deliveries, |d| d.map(|d| d.event_type.as_str())))
+    .bind(column(&deliveries, |d| d.map(|d| d.topic.as_str())))
+    .bind(column(&deliveries, |d| d.map(|d| &d.payload)))
+    .bind(column(&deliveries, |d| d.map(|d| &d.headers)))
     .bind(edihub_outbox::channels::AS2_MDN)
     .fetch_all(pool)
     .await
@@ -301,5 +218,10 @@ async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx
 
 /// One text column of the batch.
 fn texts<'a>(accepts: &[&'a Accept], field: impl Fn(&'a Accept) -> &'a String) -> Vec<&'a str> {
-    accepts.iter().map(|a| field(a).as_str()).collect()
+    column(accepts, |a| field(a).as_str())
+}
+
+/// One column of the batch, as the array bound to its `unnest` parameter.
+fn column<T: Copy, U>(rows: &[T], field: impl Fn(T) -> U) -> Vec<U> {
+    rows.iter().map(|&row| field(row)).collect()
 }
