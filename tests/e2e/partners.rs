@@ -3,7 +3,9 @@
 //! restart.
 
 use edihub_as2::{Disposition, DispositionError, MicAlg};
-use edihub_tests::{As2Response, HUB, TestApp, fixture, fixture_path, spawn_app, wait_for};
+use edihub_tests::{
+    As2Response, HUB, TestApp, fixture, fixture_path, spawn_app, spawn_app_with, wait_for,
+};
 use std::process::Command;
 use std::time::Duration;
 use uuid::Uuid;
@@ -24,13 +26,18 @@ fn edihub(app: &TestApp, args: &[&str]) -> String {
 }
 
 fn edihub_status(app: &TestApp, args: &[&str]) -> std::process::Output {
-    Command::new(edihub_tests::service_binary("edihub"))
+    edihub_command(app, args).output().expect("run edihub")
+}
+
+fn edihub_command(app: &TestApp, args: &[&str]) -> Command {
+    let mut command = Command::new(edihub_tests::service_binary("edihub"));
+    command
         .args(args)
         .env_remove("EDIHUB_CONFIG")
+        .env_remove("EDIHUB_HUB_KEY_PASSPHRASE")
         .env("DATABASE_URL", app.database.url.expose())
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("run edihub")
+        .env("RUST_LOG", "warn");
+    command
 }
 
 /// A plain message from `from` to `to`, asking for a signed MDN.
@@ -240,4 +247,60 @@ async fn a_hub_identity_added_with_the_cli_receives_and_signs_its_mdns() {
         Disposition::Failed(DispositionError::AuthenticationFailed),
     )
     .await;
+}
+
+#[tokio::test]
+async fn a_hub_key_set_under_the_passphrase_is_stored_encrypted_and_still_signs() {
+    const PASSPHRASE: &str = "correct horse battery staple";
+    let app = spawn_app_with(|gateway| {
+        gateway.hub_key_passphrase = Some(edihub_config::Secret::new(PASSPHRASE));
+    })
+    .await;
+    let (cert, key) = (fixture_path("as2/hub.crt"), fixture_path("as2/hub.key"));
+    let output = edihub_command(
+        &app,
+        &[
+            "identity",
+            "set",
+            "EDIHUB-EU",
+            "--cert",
+            cert.to_str().unwrap_or_default(),
+            "--key",
+            key.to_str().unwrap_or_default(),
+        ],
+    )
+    .env("EDIHUB_HUB_KEY_PASSPHRASE", PASSPHRASE)
+    .output()
+    .expect("run edihub");
+    assert!(output.status.success(), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("key encrypted"));
+
+    let stored: String =
+        sqlx::query_scalar("SELECT private_key_pem FROM hub_identity WHERE as2_id = 'EDIHUB-EU'")
+            .fetch_one(&app.pool)
+            .await
+            .expect("the stored key");
+    assert!(
+        stored.starts_with("-----BEGIN ENCRYPTED PRIVATE KEY-----"),
+        "{stored:.40}"
+    );
+    assert!(
+        !stored.contains(&String::from_utf8_lossy(&fixture("as2/hub.key"))[40..120]),
+        "none of the clear key is stored"
+    );
+    let listed = edihub(&app, &["identity", "list"]);
+    assert!(listed.contains("key encrypted"), "{listed}");
+
+    // The gateway, given the passphrase, decrypts the stored key and signs with it.
+    let response = until_disposition(
+        &app,
+        edihub_tests::PARTNER,
+        "EDIHUB-EU",
+        Disposition::Processed,
+    )
+    .await;
+    let hub = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub cert");
+    let mdn = edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
+        .expect("an MDN signed with the decrypted key");
+    assert!(mdn.signed);
 }

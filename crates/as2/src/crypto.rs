@@ -51,12 +51,39 @@ impl std::fmt::Debug for Identity {
 }
 
 impl Identity {
-    /// Reads a PEM certificate and a PEM private key (PKCS#8 or traditional RSA).
+    /// Reads a PEM certificate and an unencrypted PEM private key (PKCS#8 or traditional
+    /// RSA).
     pub fn from_pem(certificate_pem: &[u8], private_key_pem: &[u8]) -> Result<Identity, As2Error> {
+        Identity::from_pem_with_passphrase(certificate_pem, private_key_pem, None)
+    }
+
+    /// Like [`Identity::from_pem`], but an encrypted private key (PKCS#8 `ENCRYPTED
+    /// PRIVATE KEY`, or a traditional key with `Proc-Type: 4,ENCRYPTED`) is decrypted
+    /// with `passphrase`. An unencrypted key is read as it is, passphrase or not.
+    pub fn from_pem_with_passphrase(
+        certificate_pem: &[u8],
+        private_key_pem: &[u8],
+        passphrase: Option<&[u8]>,
+    ) -> Result<Identity, As2Error> {
         let certificate = X509::from_pem(certificate_pem)
             .map_err(|e| As2Error::Crypto(format!("certificate: {e}")))?;
-        let private_key = PKey::private_key_from_pem(private_key_pem)
-            .map_err(|e| As2Error::Crypto(format!("private key: {e}")))?;
+        let encrypted = is_encrypted_private_key_pem(private_key_pem);
+        let private_key = match (encrypted, passphrase) {
+            // Checked here: without a passphrase OpenSSL would ask for one on the
+            // terminal.
+            (true, None) => {
+                return Err(As2Error::Crypto(
+                    "private key: it is encrypted and no passphrase was given".into(),
+                ));
+            }
+            (true, Some(passphrase)) => {
+                PKey::private_key_from_pem_passphrase(private_key_pem, passphrase).map_err(|e| {
+                    As2Error::Crypto(format!("private key: wrong passphrase or damaged: {e}"))
+                })?
+            }
+            (false, _) => PKey::private_key_from_pem(private_key_pem)
+                .map_err(|e| As2Error::Crypto(format!("private key: {e}")))?,
+        };
         let matches = certificate
             .public_key()
             .map(|public| public.public_eq(&private_key))
@@ -71,6 +98,24 @@ impl Identity {
             private_key,
         })
     }
+
+    /// The private key as PKCS#8 PEM: encrypted under `passphrase` when one is given
+    /// (PBES2: PBKDF2 key derivation, AES-256-CBC), in the clear otherwise.
+    pub fn private_key_pem(&self, passphrase: Option<&[u8]>) -> Result<Vec<u8>, As2Error> {
+        match passphrase {
+            Some(passphrase) => self
+                .private_key
+                .private_key_to_pem_pkcs8_passphrase(Cipher::aes_256_cbc(), passphrase),
+            None => self.private_key.private_key_to_pem_pkcs8(),
+        }
+        .map_err(|e| As2Error::Crypto(format!("private key: {e}")))
+    }
+}
+
+/// Whether a PEM private key is encrypted (PKCS#8 or traditional OpenSSL encryption).
+pub fn is_encrypted_private_key_pem(pem: &[u8]) -> bool {
+    let contains = |needle: &[u8]| pem.windows(needle.len()).any(|w| w == needle);
+    contains(b"-----BEGIN ENCRYPTED PRIVATE KEY-----") || contains(b"Proc-Type: 4,ENCRYPTED")
 }
 
 /// Reads every certificate of a PEM bundle (a partner may have several during a

@@ -28,6 +28,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("AWS_SECRET_ACCESS_KEY", "s3.secret_access_key"),
     ("AS2_LISTEN", "gateway.listen"),
     ("EDIHUB_HUB_AS2_ID", "gateway.hub_as2_id"),
+    ("EDIHUB_HUB_KEY_PASSPHRASE", "gateway.hub_key_passphrase"),
     ("EDIHUB_CONSUMER_GROUP", "consumer.group_id"),
     ("EDIHUB_CONSUMER_INSTANCE", "consumer.instance_id"),
 ];

@@ -167,9 +167,16 @@ pub struct GatewaySettings {
     /// messages and to sign MDNs; without them only unencrypted messages are accepted and
     /// MDNs are unsigned.
     pub hub_certificate: Option<std::path::PathBuf>,
-    /// Path of the PEM private key (PKCS#8 or traditional RSA, unencrypted) of
-    /// `hub_certificate`. Keep the file readable by the gateway only.
+    /// Path of the PEM private key (PKCS#8 or traditional RSA) of `hub_certificate`,
+    /// encrypted under `hub_key_passphrase` or not. Keep the file readable by the
+    /// gateway only.
     pub hub_private_key: Option<std::path::PathBuf>,
+    /// Encrypts the hub's private keys at rest: `edihub identity set` stores them in the
+    /// database as PKCS#8 encrypted under it (PBKDF2, AES-256-CBC), and the gateway
+    /// decrypts them (and an encrypted `hub_private_key` file) with it. Give it through
+    /// `EDIHUB_HUB_KEY_PASSPHRASE` rather than the settings file. Without it, keys are
+    /// stored and read unencrypted.
+    pub hub_key_passphrase: Option<Secret>,
     /// The partnerships: who may send, with which certificates and requirements.
     pub partners: Vec<PartnerSettings>,
     /// Delivery of asynchronous MDNs.
@@ -225,6 +232,7 @@ impl Default for GatewaySettings {
             max_decompressed_bytes: 256 * 1024 * 1024,
             hub_certificate: None,
             hub_private_key: None,
+            hub_key_passphrase: None,
             partners: Vec::new(),
             async_mdn: AsyncMdnSettings::default(),
             partner_reload_ms: 30_000,

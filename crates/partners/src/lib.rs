@@ -82,6 +82,14 @@ fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, DirectoryError> {
     })
 }
 
+/// `gateway.hub_key_passphrase`, which decrypts encrypted hub keys.
+fn passphrase(settings: &GatewaySettings) -> Option<&[u8]> {
+    settings
+        .hub_key_passphrase
+        .as_ref()
+        .map(|p| p.expose().as_bytes())
+}
+
 impl Directory {
     /// The identity partners reach as `as2_to`, if it is one of ours.
     pub fn identity(&self, as2_to: &str) -> Option<&HubIdentity> {
@@ -102,9 +110,10 @@ impl Directory {
     pub fn from_settings(settings: &GatewaySettings) -> Result<Directory, DirectoryError> {
         let keys = match (&settings.hub_certificate, &settings.hub_private_key) {
             (Some(cert), Some(key)) => Some(
-                Identity::from_pem(
+                Identity::from_pem_with_passphrase(
                     &read(cert, "hub certificate")?,
                     &read(key, "hub private key")?,
+                    passphrase(settings),
                 )
                 .map_err(|source| DirectoryError::KeyMaterial {
                     context: format!("hub identity from {}", cert.display()),
@@ -182,9 +191,10 @@ impl Directory {
         let mut directory = Directory::from_settings(settings)?;
         let mut problems = Vec::new();
         for row in &rows.identities {
-            match Identity::from_pem(
+            match Identity::from_pem_with_passphrase(
                 row.certificate_pem.as_bytes(),
                 row.private_key_pem.as_bytes(),
+                passphrase(settings),
             ) {
                 Ok(keys) => {
                     directory.identities.insert(
@@ -335,5 +345,45 @@ mod tests {
         assert!(!a.require_signature);
         assert!(directory.partner("B").is_none());
         assert_eq!(problems.len(), 2, "{problems:?}");
+    }
+
+    #[test]
+    fn encrypted_hub_keys_load_with_the_passphrase_and_are_reported_without_it() {
+        let hub = Identity::from_pem(pem("hub.crt").as_bytes(), pem("hub.key").as_bytes()).unwrap();
+        let encrypted = hub.private_key_pem(Some(b"s3cret")).unwrap();
+        let key_file = std::env::temp_dir().join(format!(
+            "edihub-partners-encrypted-{}.key",
+            std::process::id()
+        ));
+        std::fs::write(&key_file, &encrypted).unwrap();
+        let rows = store::DirectoryRows {
+            identities: vec![store::IdentityRow {
+                as2_id: "EDIHUB-EU".into(),
+                certificate_pem: pem("hub.crt"),
+                private_key_pem: String::from_utf8(encrypted).unwrap(),
+            }],
+            partners: vec![],
+        };
+        assert!(rows.identities[0].key_encrypted());
+        let mut with_passphrase = GatewaySettings {
+            hub_private_key: Some(key_file.clone()),
+            hub_key_passphrase: Some(edihub_config::Secret::new("s3cret")),
+            ..settings()
+        };
+        let (directory, problems) = Directory::with_database(&with_passphrase, &rows).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(directory.identity("EDIHUB").unwrap().keys.is_some());
+        assert!(directory.identity("EDIHUB-EU").unwrap().keys.is_some());
+
+        // Without the passphrase the encrypted file cannot be used at all ...
+        with_passphrase.hub_key_passphrase = None;
+        let error = Directory::from_settings(&with_passphrase).expect_err("no passphrase");
+        assert!(error.to_string().contains("hub identity"), "{error}");
+        // ... and the database row is reported, not fatal.
+        let (directory, problems) = Directory::with_database(&settings(), &rows).unwrap();
+        assert!(directory.identity("EDIHUB-EU").is_none());
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("no passphrase"), "{problems:?}");
+        std::fs::remove_file(key_file).ok();
     }
 }

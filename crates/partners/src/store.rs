@@ -65,6 +65,13 @@ pub struct IdentityRow {
     pub private_key_pem: String,
 }
 
+impl IdentityRow {
+    /// Whether the key is stored encrypted (under `gateway.hub_key_passphrase`).
+    pub fn key_encrypted(&self) -> bool {
+        edihub_as2::crypto::is_encrypted_private_key_pem(self.private_key_pem.as_bytes())
+    }
+}
+
 /// Everything [`crate::Directory::with_database`] needs.
 #[derive(Debug, Clone, Default)]
 pub struct DirectoryRows {
@@ -346,20 +353,22 @@ pub async fn get_partner(pool: &PgPool, as2_id: &str) -> Result<PartnerRow, Stor
 }
 
 /// Stores (or replaces) the hub identity `as2_id`. The key must belong to the
-/// certificate.
+/// certificate. `passphrase` (`gateway.hub_key_passphrase`) decrypts the given key if
+/// it is encrypted, and the key is stored encrypted under it; without one it is stored
+/// in the clear.
 pub async fn set_identity(
     pool: &PgPool,
     as2_id: &str,
     certificate_pem: &[u8],
     private_key_pem: &[u8],
+    passphrase: Option<&[u8]>,
 ) -> Result<CertificateInfo, StoreError> {
     check_as2_id(as2_id)?;
-    let identity = Identity::from_pem(certificate_pem, private_key_pem)
+    let identity = Identity::from_pem_with_passphrase(certificate_pem, private_key_pem, passphrase)
         .map_err(|e| StoreError::Invalid(format!("hub identity: {e}")))?;
     let info = describe(&identity.certificate)?;
     let key_pem = identity
-        .private_key
-        .private_key_to_pem_pkcs8()
+        .private_key_pem(passphrase)
         .map_err(|e| StoreError::Invalid(format!("hub private key: {e}")))?;
     sqlx::query(
         "INSERT INTO hub_identity (as2_id, certificate_pem, private_key_pem)

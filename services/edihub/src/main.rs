@@ -7,7 +7,7 @@ mod outbox_cmd;
 mod partner_cmd;
 
 use clap::{Parser, Subcommand};
-use edihub_config::{DatabaseSettings, KafkaSettings, S3Settings};
+use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings, S3Settings};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -23,6 +23,8 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub kafka: KafkaSettings,
     pub s3: S3Settings,
+    /// Read for `gateway.hub_key_passphrase` (`edihub identity set`).
+    pub gateway: GatewaySettings,
 }
 
 #[derive(Parser)]

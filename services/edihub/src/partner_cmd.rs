@@ -214,13 +214,37 @@ pub async fn run_identity(settings: &Settings, command: IdentityCommand) -> anyh
             certificate,
             private_key,
         } => {
-            let info =
-                store::set_identity(&pool, &as2_id, &read(&certificate)?, &read(&private_key)?)
-                    .await?;
+            let passphrase = settings
+                .gateway
+                .hub_key_passphrase
+                .as_ref()
+                .map(|p| p.expose().as_bytes());
+            let info = store::set_identity(
+                &pool,
+                &as2_id,
+                &read(&certificate)?,
+                &read(&private_key)?,
+                passphrase,
+            )
+            .await?;
             println!(
-                "identity {as2_id} stored: certificate sha256 {} ({}), valid {} .. {}",
-                info.sha256, info.subject, info.not_before, info.not_after
+                "identity {as2_id} stored: certificate sha256 {} ({}), valid {} .. {}, key {}",
+                info.sha256,
+                info.subject,
+                info.not_before,
+                info.not_after,
+                if passphrase.is_some() {
+                    "encrypted under the passphrase"
+                } else {
+                    "unencrypted"
+                }
             );
+            if passphrase.is_none() {
+                eprintln!(
+                    "warning: the private key is stored in the clear; set \
+                     EDIHUB_HUB_KEY_PASSPHRASE (gateway.hub_key_passphrase) to encrypt it"
+                );
+            }
         }
         IdentityCommand::List => {
             let identities = store::list_identities(&pool).await?;
@@ -230,8 +254,17 @@ pub async fn run_identity(settings: &Settings, command: IdentityCommand) -> anyh
             for identity in identities {
                 for c in store::read_certificates(identity.certificate_pem.as_bytes())? {
                     println!(
-                        "{:<24} sha256 {} {} valid {} .. {}",
-                        identity.as2_id, c.sha256, c.subject, c.not_before, c.not_after
+                        "{:<24} sha256 {} {} valid {} .. {} key {}",
+                        identity.as2_id,
+                        c.sha256,
+                        c.subject,
+                        c.not_before,
+                        c.not_after,
+                        if identity.key_encrypted() {
+                            "encrypted"
+                        } else {
+                            "unencrypted"
+                        }
                     );
                 }
             }
