@@ -187,6 +187,10 @@ async fn the_partners_trace_continues_through_kafka_into_the_canonical_invoice_e
     });
     let mut request_headers = message.headers.clone();
     request_headers.push(("traceparent".into(), incoming.into()));
+    // Two header lines form one list; blank members go, the rest travel unchanged.
+    request_headers.push(("tracestate".into(), "congo=t61rcWkgMzE, ".into()));
+    request_headers.push(("tracestate".into(), "rojo=00f067aa0ba902b7".into()));
+    let tracestate = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
     let response = app.post_raw(&request_headers, message.body).await;
     assert_eq!(response.status, 200);
     assert_eq!(response.mdn().disposition, Disposition::Processed);
@@ -214,6 +218,7 @@ async fn the_partners_trace_continues_through_kafka_into_the_canonical_invoice_e
     assert_eq!(gateway.trace_id(), partner.trace_id());
     assert_ne!(gateway.parent_id(), partner.parent_id());
     assert!(gateway.sampled());
+    assert_eq!(received.header(headers::TRACESTATE), Some(tracestate));
 
     // The transform consumer continues it into the event it publishes.
     app.start_consumers();
@@ -239,6 +244,7 @@ async fn the_partners_trace_continues_through_kafka_into_the_canonical_invoice_e
     assert_eq!(transform.trace_id(), partner.trace_id());
     assert_ne!(transform.parent_id(), gateway.parent_id());
     assert_ne!(transform.parent_id(), partner.parent_id());
+    assert_eq!(canonical.header(headers::TRACESTATE), Some(tracestate));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -423,6 +423,9 @@ pub fn envelope(record: &RecordView) -> Envelope {
         traceparent: record
             .header(edihub_events::headers::TRACEPARENT)
             .and_then(|v| edihub_events::trace::TraceParent::parse(v).ok()),
+        tracestate: record
+            .header(edihub_events::headers::TRACESTATE)
+            .map(str::to_owned),
         key: record.key.clone(),
         data: record.payload.clone(),
     }

@@ -40,6 +40,9 @@ pub mod headers {
     /// Not a CloudEvents attribute: the W3C Trace Context of the span that published the
     /// event (see [`crate::trace`]), as on HTTP.
     pub const TRACEPARENT: &str = "traceparent";
+    /// Not a CloudEvents attribute: the W3C `tracestate` that came with the trace
+    /// (vendor data, carried along unchanged; see [`crate::trace::tracestate`]).
+    pub const TRACESTATE: &str = "tracestate";
     pub const SPEC_VERSION_VALUE: &str = "1.0";
 }
 
@@ -247,6 +250,9 @@ pub struct Envelope {
     /// then replaces it with the context of its own span for the event: the same trace
     /// with a new parent-id, or a new trace when the record carried none.
     pub traceparent: Option<trace::TraceParent>,
+    /// The record's `tracestate` header, passed on with `traceparent` (only when the
+    /// record carried a valid `traceparent` too: it belongs to that trace).
+    pub tracestate: Option<String>,
     /// The Kafka key (the aggregate id).
     pub key: Option<String>,
     pub data: Vec<u8>,

@@ -256,6 +256,97 @@ fn decode_hex<const N: usize>(digits: &[u8]) -> Option<[u8; N]> {
     Some(out)
 }
 
+/// Most list-members a `tracestate` may carry.
+const TRACESTATE_MEMBERS: usize = 32;
+/// What the hub keeps of a `tracestate`: the length the specification says every
+/// participant must propagate; longer lists lose members from the end.
+const TRACESTATE_KEPT_LEN: usize = 512;
+
+/// The `tracestate` to pass on, from the request's `tracestate` header values (several
+/// headers form one list, in order). Vendor data the hub does not read, only carries
+/// along the trace, as the specification asks of every participant.
+///
+/// `None` when there is nothing to carry, or when a member is malformed or a key is
+/// repeated: the specification lets a participant drop a list it cannot parse, and a
+/// half-trusted list is worse than none. Blank members are dropped, the others are
+/// passed on as they came (trimmed); beyond [`TRACESTATE_MEMBERS`] members or
+/// [`TRACESTATE_KEPT_LEN`] characters, members are dropped from the end.
+pub fn tracestate<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut members: Vec<&str> = Vec::new();
+    for value in values {
+        for member in value.split(',') {
+            let member = member.trim_matches([' ', '\t']);
+            if member.is_empty() {
+                continue;
+            }
+            let (key, member_value) = member.split_once('=')?;
+            if !tracestate_key(key) || !tracestate_value(member_value) {
+                return None;
+            }
+            if members
+                .iter()
+                .any(|m| m.split_once('=').map(|(k, _)| k) == Some(key))
+            {
+                return None;
+            }
+            members.push(member);
+        }
+    }
+    let mut kept = String::new();
+    for member in members.into_iter().take(TRACESTATE_MEMBERS) {
+        let separator = usize::from(!kept.is_empty());
+        if kept.len() + separator + member.len() > TRACESTATE_KEPT_LEN {
+            break;
+        }
+        if separator == 1 {
+            kept.push(',');
+        }
+        kept.push_str(member);
+    }
+    (!kept.is_empty()).then_some(kept)
+}
+
+/// `simple-key` or `tenant-id@system-id`.
+fn tracestate_key(key: &str) -> bool {
+    let rest = |s: &str, max: usize| {
+        s.len() <= max
+            && s.bytes().all(|b| {
+                b.is_ascii_lowercase()
+                    || b.is_ascii_digit()
+                    || matches!(b, b'_' | b'-' | b'*' | b'/')
+            })
+    };
+    match key.split_once('@') {
+        None => {
+            let mut bytes = key.bytes();
+            bytes.next().is_some_and(|b| b.is_ascii_lowercase()) && rest(&key[1..], 255)
+        }
+        Some((tenant, system)) => {
+            let tenant_ok = tenant
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                && rest(&tenant[1..], 240);
+            let system_ok = system
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_lowercase())
+                && rest(&system[1..], 13);
+            tenant_ok && system_ok
+        }
+    }
+}
+
+/// Up to 256 printable ASCII characters other than `,` and `=`, not ending in a space.
+fn tracestate_value(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= 256
+        && !value.ends_with(' ')
+        && value
+            .bytes()
+            .all(|b| (0x20..=0x7e).contains(&b) && b != b',' && b != b'=')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,5 +503,55 @@ mod tests {
         assert!(root.sampled());
         assert_eq!(TraceParent::parse(&root.to_string()), Ok(root));
         assert_ne!(TraceParent::random_root().trace_id(), root.trace_id());
+    }
+
+    #[test]
+    fn tracestate_lists_are_joined_trimmed_and_kept_as_they_came() {
+        assert_eq!(
+            tracestate(["congo=t61rcWkgMzE", " rojo=00f067aa0ba902b7 ,,"]).as_deref(),
+            Some("congo=t61rcWkgMzE,rojo=00f067aa0ba902b7")
+        );
+        assert_eq!(
+            tracestate(["tenant1@vendor=x y"]).as_deref(),
+            Some("tenant1@vendor=x y")
+        );
+        assert_eq!(tracestate(["", " , "]), None);
+        assert_eq!(tracestate(std::iter::empty()), None);
+    }
+
+    #[test]
+    fn a_malformed_or_repeated_member_drops_the_whole_tracestate() {
+        for bad in [
+            "Congo=upper-case-key",
+            "congo",
+            "congo=a=b",
+            "congo=",
+            "congo=ta\tb",
+            "1abc=key-starts-with-a-digit",
+            "t@Vendor=bad-system",
+            "congo=1,congo=2",
+            "congo=\u{e9}",
+        ] {
+            assert_eq!(tracestate([bad]), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn long_tracestates_lose_members_from_the_end() {
+        let many: Vec<String> = (0..40).map(|i| format!("k{i}=v")).collect();
+        let kept = tracestate([many.join(",").as_str()]).expect("kept");
+        assert_eq!(kept.split(',').count(), TRACESTATE_MEMBERS);
+        assert!(kept.starts_with("k0=v,k1=v"));
+
+        let long: Vec<String> = (0..4)
+            .map(|i| format!("k{i}={}", "x".repeat(200)))
+            .collect();
+        let kept = tracestate([long.join(",").as_str()]).expect("kept");
+        assert_eq!(
+            kept.split(',').count(),
+            2,
+            "two 203-character members fit in 512"
+        );
+        assert!(kept.len() <= TRACESTATE_KEPT_LEN);
     }
 }

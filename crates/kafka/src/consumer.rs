@@ -267,6 +267,7 @@ pub(crate) fn decode(message: &BorrowedMessage<'_>) -> Result<Envelope, String> 
     let mut time = None;
     let mut correlation_id = None;
     let mut traceparent = None;
+    let mut tracestate = None;
     if let Some(record_headers) = message.headers() {
         for header in record_headers.iter() {
             let Some(value) = header.value.and_then(|v| std::str::from_utf8(v).ok()) else {
@@ -284,6 +285,7 @@ pub(crate) fn decode(message: &BorrowedMessage<'_>) -> Result<Envelope, String> 
                 headers::CORRELATION_ID => correlation_id = Some(value.to_owned()),
                 // An invalid value is ignored: the consumer loop starts a new trace.
                 headers::TRACEPARENT => traceparent = TraceParent::parse(value).ok(),
+                headers::TRACESTATE => tracestate = edihub_events::trace::tracestate([value]),
                 _ => {}
             }
         }
@@ -294,6 +296,8 @@ pub(crate) fn decode(message: &BorrowedMessage<'_>) -> Result<Envelope, String> 
         source: source.unwrap_or_default(),
         time,
         correlation_id,
+        // Only with the trace it belongs to.
+        tracestate: tracestate.filter(|_| traceparent.is_some()),
         traceparent,
         key: message
             .key()

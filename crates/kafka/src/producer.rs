@@ -64,7 +64,11 @@ fn record_headers(record: &OutboxRecord, time: &str) -> OwnedHeaders {
             value: Some("application/json"),
         });
     // Carried over from the outbox row as written, so the consumers continue the trace.
-    for name in [headers::CORRELATION_ID, headers::TRACEPARENT] {
+    for name in [
+        headers::CORRELATION_ID,
+        headers::TRACEPARENT,
+        headers::TRACESTATE,
+    ] {
         if let Some(value) = record.header(name) {
             out = out.insert(Header {
                 key: name,

@@ -227,6 +227,9 @@ fn correlation_headers(event: &Envelope) -> serde_json::Value {
     }
     if let Some(trace) = &event.traceparent {
         propagated.insert(headers::TRACEPARENT.into(), trace.to_string().into());
+        if let Some(state) = &event.tracestate {
+            propagated.insert(headers::TRACESTATE.into(), state.as_str().into());
+        }
     }
     serde_json::Value::Object(propagated)
 }

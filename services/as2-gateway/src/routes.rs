@@ -53,8 +53,8 @@ pub async fn receive(
     let trace = trace_context(&request_headers, message_id);
     let span = tracing::info_span!(
         "as2_receive",
-        trace_id = %trace.trace_id(),
-        span_id = %trace.parent_id(),
+        trace_id = %trace.parent.trace_id(),
+        span_id = %trace.parent.parent_id(),
         %message_id,
         as2_message_id = %as2.message_id,
         as2_from = %as2.as2_from,
@@ -77,7 +77,7 @@ async fn receive_message(
     directory: Arc<Directory>,
     as2: As2Headers,
     message_id: Uuid,
-    trace: TraceParent,
+    trace: TraceContext,
     request_headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
@@ -251,10 +251,16 @@ async fn receive_message(
         topic: state.settings.kafka.topics.inbound_received.clone(),
         payload: serde_json::to_value(&event)
             .map_err(|e| GatewayError::Unavailable(e.to_string()))?,
-        headers: serde_json::json!({
-            headers::CORRELATION_ID: correlation_id,
-            headers::TRACEPARENT: trace.to_string(),
-        }),
+        headers: {
+            let mut propagated = serde_json::json!({
+                headers::CORRELATION_ID: correlation_id,
+                headers::TRACEPARENT: trace.parent.to_string(),
+            });
+            if let Some(state) = trace.state {
+                propagated[headers::TRACESTATE] = state.into();
+            }
+            propagated
+        },
     };
 
     let delivery = async_url
@@ -495,11 +501,65 @@ fn headers_json(headers: &HeaderMap) -> serde_json::Value {
 /// `traceparent` when it carries exactly one valid value, else a new trace (W3C Trace
 /// Context). A new trace takes the message id as its trace-id, so an operator can go
 /// from one to the other.
-fn trace_context(request_headers: &HeaderMap, message_id: Uuid) -> TraceParent {
+fn trace_context(request_headers: &HeaderMap, message_id: Uuid) -> TraceContext {
     let mut values = request_headers.get_all(headers::TRACEPARENT).iter();
     let incoming = match (values.next(), values.next()) {
         (Some(value), None) => value.to_str().ok(),
         _ => None,
     };
-    TraceParent::for_message(incoming, message_id)
+    // tracestate belongs to the partner's trace: kept only when that trace continues.
+    let continued = incoming.is_some_and(|v| TraceParent::parse(v).is_ok());
+    let state = continued
+        .then(|| {
+            edihub_events::trace::tracestate(
+                request_headers
+                    .get_all(headers::TRACESTATE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok()),
+            )
+        })
+        .flatten();
+    TraceContext {
+        parent: TraceParent::for_message(incoming, message_id),
+        state,
+    }
+}
+
+/// Our span's `traceparent`, and the partner's `tracestate` to carry along with it.
+struct TraceContext {
+    parent: TraceParent,
+    state: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(traceparent: &str, tracestate: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in [("traceparent", traceparent), ("tracestate", tracestate)] {
+            map.insert(name, HeaderValue::from_str(value).expect("header value"));
+        }
+        map
+    }
+
+    #[test]
+    fn tracestate_travels_only_with_the_partners_trace() {
+        let id = Uuid::now_v7();
+        let valid = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        let continued = trace_context(&request(valid, "congo=t61rcWkgMzE"), id);
+        assert_eq!(
+            continued.parent.trace_id().to_string(),
+            "0af7651916cd43dd8448eb211c80319c"
+        );
+        assert_eq!(continued.state.as_deref(), Some("congo=t61rcWkgMzE"));
+
+        // A new trace is the hub's own: the partner's vendor data has no place in it.
+        let restarted = trace_context(&request("00-garbage", "congo=t61rcWkgMzE"), id);
+        assert_eq!(
+            restarted.parent.trace_id().to_string(),
+            id.simple().to_string()
+        );
+        assert_eq!(restarted.state, None);
+    }
 }
