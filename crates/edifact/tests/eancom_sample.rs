@@ -160,3 +160,29 @@ fn missing_pieces_are_mapping_errors() {
     let e = invoic::to_canonical(&Interchange::parse(no_number.as_bytes()).unwrap()).unwrap_err();
     assert_eq!(e.kind, MappingErrorKind::MissingDocumentNumber);
 }
+
+/// EANCOM's summary ALC groups (after UNS+S) restate allowance and charge amounts per
+/// type; their MOAs are not the document totals, even where a qualifier (131) is one
+/// the totals use. They stay unmapped, and the totals come from the summary MOAs.
+#[test]
+fn summary_alc_groups_are_not_read_as_document_totals() {
+    let input = SAMPLE.replace("UNT+34+1", "ALC+C++++FC'MOA+131:7.50'MOA+8:7.50'UNT+37+1");
+    let interchange = Interchange::parse(input.as_bytes()).unwrap();
+    let invoices = invoic::to_canonical(&interchange).unwrap();
+    let inv = &invoices[0];
+    assert_eq!(
+        inv.totals.charge_total, None,
+        "MOA+131 of a summary ALC group"
+    );
+    assert!(inv.charges.is_empty());
+    assert!(
+        inv.warnings.is_empty(),
+        "the sample's totals still add up: {:?}",
+        inv.warnings
+    );
+    assert!(
+        inv.unmapped_segments.iter().any(|t| t == "ALC"),
+        "{:?}",
+        inv.unmapped_segments
+    );
+}

@@ -162,7 +162,7 @@ pub(crate) fn map_message(
     let mut summary_moas: Vec<usize> = Vec::new();
     let mut document_alcs: Vec<AlcDraft> = Vec::new();
     // An ALC group is open (in the header: the last of `document_alcs`; in the detail
-    // section: the last ALC of the last line).
+    // section: the last ALC of the last line; in the summary: one that is not mapped).
     let mut alc_open = false;
 
     for (i, segment) in segments.iter().enumerate() {
@@ -270,6 +270,10 @@ pub(crate) fn map_message(
                     }
                 }
             }
+            // Summary ALC groups restate allowance and charge amounts per type (EANCOM
+            // SG50); their MOAs are not document totals. Left unmapped.
+            (Section::Summary, "ALC") => alc_open = true,
+            (Section::Summary, _) if alc_open => {}
             (Section::Summary, "TAX") if qualifier == Some("7") => {
                 vats.push(VatDraft {
                     tax: i,
