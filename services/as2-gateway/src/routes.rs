@@ -130,10 +130,10 @@ async fn receive_message(
         Some(Ok(url)) => Some(url),
         None => None,
     };
-    // Decrypt, verify, decompress. CPU-bound (RSA), so off the async workers.
-    let unwrapped = {
-        let directory = Arc::clone(&directory);
-        let as2 = as2.clone();
+    // Decrypt, verify, decompress, then sign the MDN: RSA private-key work both, so off
+    // the async workers, in one blocking task (one hand-off per message, not two).
+    let outcome = {
+        let (state, directory, as2) = (Arc::clone(&state), Arc::clone(&directory), as2.clone());
         let body = body.clone();
         let max_decompressed_bytes = settings.max_decompressed_bytes;
         let transfer_encoding = request_headers
@@ -150,20 +150,32 @@ async fn receive_message(
                     reason: format!("AS2-From {:?} is not a configured partner", as2.as2_from),
                 });
             };
-            edihub_as2::unwrap_inbound(
+            let unwrapped = edihub_as2::unwrap_inbound(
                 &as2,
                 transfer_encoding.as_deref(),
                 &body,
                 hub,
                 &partner.security(now.timestamp()),
                 max_decompressed_bytes,
-            )
+            )?;
+            let mdn = build_mdn(
+                &state,
+                &directory,
+                &as2,
+                Disposition::Processed,
+                Some(unwrapped.mic.clone()),
+                format!(
+                    "The message {} was received and stored by edihub as {message_id}.",
+                    as2.message_id
+                ),
+            );
+            Ok((unwrapped, mdn))
         })
         .await
         .map_err(|e| GatewayError::Unavailable(format!("unwrap task: {e}")))?
     };
-    let unwrapped = match unwrapped {
-        Ok(unwrapped) => unwrapped,
+    let (unwrapped, mdn) = match outcome {
+        Ok(done) => done,
         Err(refusal) => {
             return refuse(
                 &state,
@@ -176,13 +188,13 @@ async fn receive_message(
             .await;
         }
     };
+    let mdn = mdn?;
     tracing::debug!(
         signed = unwrapped.signed,
         encrypted = unwrapped.encrypted,
         compressed = unwrapped.compressed,
         "security layers removed"
     );
-    let mic = unwrapped.mic;
     let payload_content_type = unwrapped.content_type;
     let payload = unwrapped.payload;
     let unb = InterchangeHeader::peek(&payload).ok();
@@ -191,25 +203,6 @@ async fn receive_message(
         // consumer rejects the content with the fault's position.
         tracing::warn!("payload has no readable UNB");
     }
-    // Signing the MDN is an RSA private-key operation: off the async workers too.
-    let mdn = {
-        let (state, directory, as2) = (Arc::clone(&state), Arc::clone(&directory), as2.clone());
-        tokio::task::spawn_blocking(move || {
-            build_mdn(
-                &state,
-                &directory,
-                &as2,
-                Disposition::Processed,
-                Some(mic),
-                format!(
-                    "The message {} was received and stored by edihub as {message_id}.",
-                    as2.message_id
-                ),
-            )
-        })
-        .await
-        .map_err(|e| GatewayError::Unavailable(format!("MDN task: {e}")))??
-    };
 
     let correlation_id = request_headers
         .get("x-correlation-id")
