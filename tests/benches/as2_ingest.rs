@@ -5,7 +5,9 @@
 //!
 //!     bash deploy/stack.sh up && cargo bench -p edihub-tests --bench as2_ingest
 //!
-//! Sizes: AS2_BENCH_MESSAGES (default 3000) and AS2_BENCH_CONCURRENCY (32).
+//! Sizes: AS2_BENCH_MESSAGES (default 3000) and AS2_BENCH_CONCURRENCY (32). The
+//! gateway's group commit: AS2_BENCH_JOURNAL_WRITERS (2) and AS2_BENCH_JOURNAL_BATCH
+//! (64; 1 turns batching off, for comparison).
 //!
 //! Each message costs the gateway one RSA private-key operation to decrypt and one to
 //! sign its MDN (plus a signature verification, a public-key operation about twenty
@@ -58,6 +60,8 @@ async fn main() {
     let app = spawn_app_with(|gateway| {
         with_keys(true, true)(gateway);
         gateway.max_concurrent_per_partner = concurrency;
+        gateway.journal_writers = env_usize("AS2_BENCH_JOURNAL_WRITERS", 2);
+        gateway.journal_batch = env_usize("AS2_BENCH_JOURNAL_BATCH", 64);
     })
     .await;
     let hub_cert = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt"))
