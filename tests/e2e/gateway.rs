@@ -2,7 +2,7 @@
 //! commit.
 
 use edihub_as2::{Disposition, DispositionError};
-use edihub_tests::{PARTNER, fixture, spawn_app};
+use edihub_tests::{HUB, PARTNER, fixture, spawn_app};
 use uuid::Uuid;
 
 const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
@@ -21,6 +21,45 @@ async fn a_resend_gets_the_original_mdn_and_adds_no_outbox_row() {
     assert_eq!(second.mdn().disposition, Disposition::Processed);
     assert_eq!(app.count("SELECT count(*) FROM edi_message").await, 1);
     assert_eq!(app.count("SELECT count(*) FROM outbox").await, 1);
+}
+
+#[tokio::test]
+async fn a_resend_that_would_now_be_refused_still_gets_the_original_mdn() {
+    let app = spawn_app().await;
+    // A copy whose body no longer unwraps (mangled on the way).
+    let mangled = |id: &str| {
+        edihub_as2::build_plain_message(&edihub_as2::PlainMessageSpec {
+            as2_from: PARTNER,
+            as2_to: HUB,
+            message_id: id,
+            subject: "test",
+            content_type: "multipart/signed; protocol=\"application/pkcs7-signature\"; boundary=x",
+            payload: b"not MIME at all",
+            request_mdn_to: Some("test@example.invalid"),
+            request_signed_mdn: None,
+        })
+    };
+    let id = format!("{}@acme", Uuid::new_v4());
+    let first = app.post_as2(PARTNER, &id, &fixture(INVOIC)).await;
+    assert_eq!(first.mdn().disposition, Disposition::Processed);
+
+    // What was accepted once keeps its answer, and no refusal is recorded.
+    let resend = mangled(&id);
+    let second = app.post_raw(&resend.headers, resend.body).await;
+    assert_eq!(second.status, 200);
+    assert_eq!(second.body, first.body, "the stored MDN, byte for byte");
+    assert_eq!(app.count("SELECT count(*) FROM as2_refusal").await, 0);
+    assert_eq!(app.count("SELECT count(*) FROM outbox").await, 1);
+
+    // The same body under a new Message-ID is refused, as it should be.
+    let fresh = mangled(&format!("{}@acme", Uuid::new_v4()));
+    let third = app.post_raw(&fresh.headers, fresh.body).await;
+    let disposition = third.mdn().disposition;
+    assert!(
+        matches!(disposition, Disposition::Failed(_)),
+        "{disposition:?}"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM as2_refusal").await, 1);
 }
 
 #[tokio::test]

@@ -86,15 +86,10 @@ async fn receive_message(
 
     let async_url = requested_async_url(&directory, &as2);
 
-    // A resend gets the MDN it got the first time, and nothing new is journaled.
-    if let Some((original_id, mdn)) =
-        edihub_journal::find_mdn(&state.pool, &as2.as2_from, &as2.as2_to, &as2.message_id)
-            .await
-            .map_err(|e| GatewayError::Unavailable(e.to_string()))?
-    {
-        tracing::info!(%original_id, "resend of an accepted message: original MDN returned");
-        return answer_resend(&state, &as2, original_id, &mdn, async_url).await;
-    }
+    // A resend gets the MDN it got the first time, and nothing new is journaled. It is
+    // not looked up here: the journal reports it as a duplicate when the message would
+    // be accepted, and `refuse` looks before refusing. Resends are rare; a lookup on
+    // every message cost about a tenth of the throughput (as2_ingest).
 
     let hub = directory.identity(&as2.as2_to);
     let partner = directory.partner(&as2.as2_from);
@@ -278,16 +273,12 @@ async fn receive_message(
             }
             Ok(mdn_response(&as2, &mdn))
         }
-        // A concurrent copy of the same message won the race: answer with its MDN.
+        // A resend, or a concurrent copy that won the race: answer with the original's
+        // MDN (the one signed for this copy is dropped).
         Err(JournalError::Duplicate) => {
-            match edihub_journal::find_mdn(&state.pool, &as2.as2_from, &as2.as2_to, &as2.message_id)
-                .await
-                .map_err(|e| GatewayError::Unavailable(e.to_string()))?
-            {
-                Some((original_id, original)) => {
-                    let async_url = async_url.map(Ok);
-                    answer_resend(&state, &as2, original_id, &original, async_url).await
-                }
+            let async_url = async_url.map(Ok);
+            match resend_answer(&state, &as2, async_url).await? {
+                Some(answer) => Ok(answer),
                 None => Err(GatewayError::Unavailable(
                     "duplicate message without a stored MDN".into(),
                 )),
@@ -312,6 +303,26 @@ fn requested_async_url(
         .map(|p| p.async_mdn_urls.as_slice())
         .unwrap_or_default();
     Some(edihub_as2::receipt_url::check(requested, allowed))
+}
+
+/// The answer to a resend of a message the hub accepted before (its original MDN), or
+/// `None` when this AS2-From, AS2-To and Message-ID were never accepted.
+async fn resend_answer(
+    state: &AppState,
+    as2: &As2Headers,
+    async_url: Option<Result<url::Url, edihub_as2::receipt_url::ReceiptUrlError>>,
+) -> Result<Option<Response>, GatewayError> {
+    let original =
+        edihub_journal::find_mdn(&state.pool, &as2.as2_from, &as2.as2_to, &as2.message_id)
+            .await
+            .map_err(|e| GatewayError::Unavailable(e.to_string()))?;
+    let Some((original_id, mdn)) = original else {
+        return Ok(None);
+    };
+    tracing::info!(%original_id, "resend of an accepted message: original MDN returned");
+    answer_resend(state, as2, original_id, &mdn, async_url)
+        .await
+        .map(Some)
 }
 
 /// Answers a resent message with the MDN of the original: again asynchronously when it
@@ -428,6 +439,11 @@ async fn refuse(
     reason: &str,
     body_size: usize,
 ) -> Result<Response, GatewayError> {
+    // A message accepted before keeps its answer, whatever it would get now (a partner
+    // removed or a certificate expired since).
+    if let Some(answer) = resend_answer(state, as2, requested_async_url(directory, as2)).await? {
+        return Ok(answer);
+    }
     tracing::warn!(disposition = error.as_str(), reason, "message refused");
     edihub_metrics::AS2_MESSAGES
         .with_label_values(&[error.as_str()])
