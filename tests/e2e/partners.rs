@@ -6,6 +6,7 @@ use edihub_as2::{Disposition, DispositionError, MicAlg};
 use edihub_tests::{
     As2Response, HUB, TestApp, fixture, fixture_path, spawn_app, spawn_app_with, wait_for,
 };
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use uuid::Uuid;
@@ -38,6 +39,19 @@ fn edihub_command(app: &TestApp, args: &[&str]) -> Command {
         .env("DATABASE_URL", app.database.url.expose())
         .env("RUST_LOG", "warn");
     command
+}
+
+/// `identity set EDIHUB-EU --cert CERT --key KEY`.
+fn identity_set<'a>(cert: &'a Path, key: &'a Path) -> [&'a str; 7] {
+    [
+        "identity",
+        "set",
+        "EDIHUB-EU",
+        "--cert",
+        cert.to_str().unwrap_or_default(),
+        "--key",
+        key.to_str().unwrap_or_default(),
+    ]
 }
 
 /// A plain message from `from` to `to`, asking for a signed MDN.
@@ -81,6 +95,17 @@ async fn until_disposition(
         },
     )
     .await
+}
+
+/// Posts from the test partner to `to` until the MDN says processed, and checks that
+/// it is signed with the hub's key.
+async fn until_signed_and_processed(app: &TestApp, to: &str) -> As2Response {
+    let response = until_disposition(app, edihub_tests::PARTNER, to, Disposition::Processed).await;
+    let hub = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub cert");
+    let mdn = edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
+        .expect("an MDN signed with the hub's key");
+    assert!(mdn.signed);
+    response
 }
 
 #[tokio::test]
@@ -187,50 +212,19 @@ async fn a_hub_identity_added_with_the_cli_receives_and_signs_its_mdns() {
     let (cert, key) = (fixture_path("as2/hub.crt"), fixture_path("as2/hub.key"));
     let wrong_key = edihub_status(
         &app,
-        &[
-            "identity",
-            "set",
-            "EDIHUB-EU",
-            "--cert",
-            cert.to_str().unwrap_or_default(),
-            "--key",
-            fixture_path("as2/partner-a.key")
-                .to_str()
-                .unwrap_or_default(),
-        ],
+        &identity_set(&cert, &fixture_path("as2/partner-a.key")),
     );
     assert!(
         !wrong_key.status.success(),
         "a key that is not the certificate's"
     );
 
-    edihub(
-        &app,
-        &[
-            "identity",
-            "set",
-            "EDIHUB-EU",
-            "--cert",
-            cert.to_str().unwrap_or_default(),
-            "--key",
-            key.to_str().unwrap_or_default(),
-        ],
-    );
+    edihub(&app, &identity_set(&cert, &key));
     let listed = edihub(&app, &["identity", "list"]);
     assert!(listed.contains("EDIHUB-EU"), "{listed}");
     assert!(!listed.contains("PRIVATE KEY"), "keys are never printed");
 
-    let response = until_disposition(
-        &app,
-        edihub_tests::PARTNER,
-        "EDIHUB-EU",
-        Disposition::Processed,
-    )
-    .await;
-    let hub = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub cert");
-    let mdn = edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
-        .expect("an MDN signed with the identity's key");
-    assert!(mdn.signed);
+    let response = until_signed_and_processed(&app, "EDIHUB-EU").await;
     assert_eq!(
         response
             .headers
@@ -257,21 +251,10 @@ async fn a_hub_key_set_under_the_passphrase_is_stored_encrypted_and_still_signs(
     })
     .await;
     let (cert, key) = (fixture_path("as2/hub.crt"), fixture_path("as2/hub.key"));
-    let output = edihub_command(
-        &app,
-        &[
-            "identity",
-            "set",
-            "EDIHUB-EU",
-            "--cert",
-            cert.to_str().unwrap_or_default(),
-            "--key",
-            key.to_str().unwrap_or_default(),
-        ],
-    )
-    .env("EDIHUB_HUB_KEY_PASSPHRASE", PASSPHRASE)
-    .output()
-    .expect("run edihub");
+    let output = edihub_command(&app, &identity_set(&cert, &key))
+        .env("EDIHUB_HUB_KEY_PASSPHRASE", PASSPHRASE)
+        .output()
+        .expect("run edihub");
     assert!(output.status.success(), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("key encrypted"));
 
@@ -292,15 +275,5 @@ async fn a_hub_key_set_under_the_passphrase_is_stored_encrypted_and_still_signs(
     assert!(listed.contains("key encrypted"), "{listed}");
 
     // The gateway, given the passphrase, decrypts the stored key and signs with it.
-    let response = until_disposition(
-        &app,
-        edihub_tests::PARTNER,
-        "EDIHUB-EU",
-        Disposition::Processed,
-    )
-    .await;
-    let hub = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub cert");
-    let mdn = edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
-        .expect("an MDN signed with the decrypted key");
-    assert!(mdn.signed);
+    until_signed_and_processed(&app, "EDIHUB-EU").await;
 }

@@ -221,6 +221,15 @@ impl Default for AsyncMdnSettings {
     }
 }
 
+impl GatewaySettings {
+    /// `hub_key_passphrase` as the bytes the key functions take.
+    pub fn hub_key_passphrase_bytes(&self) -> Option<&[u8]> {
+        self.hub_key_passphrase
+            .as_ref()
+            .map(|p| p.expose().as_bytes())
+    }
+}
+
 impl Default for GatewaySettings {
     fn default() -> Self {
         Self {

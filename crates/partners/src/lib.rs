@@ -82,14 +82,6 @@ fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, DirectoryError> {
     })
 }
 
-/// `gateway.hub_key_passphrase`, which decrypts encrypted hub keys.
-fn passphrase(settings: &GatewaySettings) -> Option<&[u8]> {
-    settings
-        .hub_key_passphrase
-        .as_ref()
-        .map(|p| p.expose().as_bytes())
-}
-
 impl Directory {
     /// The identity partners reach as `as2_to`, if it is one of ours.
     pub fn identity(&self, as2_to: &str) -> Option<&HubIdentity> {
@@ -113,7 +105,7 @@ impl Directory {
                 Identity::from_pem_with_passphrase(
                     &read(cert, "hub certificate")?,
                     &read(key, "hub private key")?,
-                    passphrase(settings),
+                    settings.hub_key_passphrase_bytes(),
                 )
                 .map_err(|source| DirectoryError::KeyMaterial {
                     context: format!("hub identity from {}", cert.display()),
@@ -194,7 +186,7 @@ impl Directory {
             match Identity::from_pem_with_passphrase(
                 row.certificate_pem.as_bytes(),
                 row.private_key_pem.as_bytes(),
-                passphrase(settings),
+                settings.hub_key_passphrase_bytes(),
             ) {
                 Ok(keys) => {
                     directory.identities.insert(

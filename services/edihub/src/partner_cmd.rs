@@ -214,11 +214,7 @@ pub async fn run_identity(settings: &Settings, command: IdentityCommand) -> anyh
             certificate,
             private_key,
         } => {
-            let passphrase = settings
-                .gateway
-                .hub_key_passphrase
-                .as_ref()
-                .map(|p| p.expose().as_bytes());
+            let passphrase = settings.gateway.hub_key_passphrase_bytes();
             let info = store::set_identity(
                 &pool,
                 &as2_id,
