@@ -330,6 +330,12 @@ pub fn verify_detached(
     content: &[u8],
     certificates: &[X509],
 ) -> Result<(), VerifyError> {
+    // The certificates a signature carries are never used (only `certificates` are), and
+    // OpenSSL 3.0 spends more reading one than verifying the signature: each embedded
+    // public key goes through its provider decoder, about 1.3 million instructions. So
+    // OpenSSL is given the signature without them when it is plain DER.
+    let stripped = without_certificates(signature_der);
+    let signature_der = stripped.as_deref().unwrap_or(signature_der);
     let completions = complete_pss_parameters(signature_der, certificates);
     let mut outcome = verify_detached_as_is(signature_der, content, certificates);
     for completed in &completions {
@@ -371,6 +377,114 @@ fn verify_detached_as_is(
                 VerifyError::Invalid(text)
             }
         })
+}
+
+/// One definite-length DER element at the front of `bytes`, and what follows it.
+struct Element<'a> {
+    tag: u8,
+    /// Tag, length and content.
+    whole: &'a [u8],
+    content: &'a [u8],
+}
+
+/// Reads one DER element; `None` for a multi-byte tag, an indefinite (BER) or oversized
+/// length, or truncated input.
+fn read_element(bytes: &[u8]) -> Option<(Element<'_>, &[u8])> {
+    let (&tag, rest) = bytes.split_first()?;
+    if tag & 0x1f == 0x1f {
+        return None;
+    }
+    let (&first, rest) = rest.split_first()?;
+    let (len, rest) = if first < 0x80 {
+        (usize::from(first), rest)
+    } else {
+        // 0x80 alone is BER's indefinite length; more than 4 length bytes is no signature.
+        let count = usize::from(first & 0x7f);
+        if count == 0 || count > 4 || rest.len() < count {
+            return None;
+        }
+        let (len_bytes, rest) = rest.split_at(count);
+        let len = len_bytes
+            .iter()
+            .fold(0usize, |len, &byte| (len << 8) | usize::from(byte));
+        (len, rest)
+    };
+    if rest.len() < len {
+        return None;
+    }
+    let header = bytes.len() - rest.len();
+    let element = Element {
+        tag,
+        whole: &bytes[..header + len],
+        content: &rest[..len],
+    };
+    Some((element, &rest[len..]))
+}
+
+/// Appends a DER tag and definite length.
+fn push_header(out: &mut Vec<u8>, tag: u8, len: usize) {
+    out.push(tag);
+    if len < 0x80 {
+        out.push(len as u8);
+        return;
+    }
+    let bytes = len.to_be_bytes();
+    let significant = &bytes[bytes.iter().take_while(|&&b| b == 0).count()..];
+    out.push(0x80 | significant.len() as u8);
+    out.extend_from_slice(significant);
+}
+
+/// A DER `ContentInfo` holding `SignedData`, with the SignedData's `certificates` field
+/// left out and every other byte as it was (the signature covers none of them). `None`
+/// when there is nothing to remove or the input is not plain DER of that shape: the
+/// caller then uses the signature as it came.
+fn without_certificates(signature_der: &[u8]) -> Option<Vec<u8>> {
+    const SEQUENCE: u8 = 0x30;
+    const OID: u8 = 0x06;
+    // [0]: the ContentInfo's explicit content, and SignedData's implicit certificates.
+    const CONTEXT_0: u8 = 0xa0;
+    let (content_info, trailing) = read_element(signature_der)?;
+    if content_info.tag != SEQUENCE || !trailing.is_empty() {
+        return None;
+    }
+    let (content_type, rest) = read_element(content_info.content)?;
+    if content_type.tag != OID || content_type.content != OID_SIGNED_DATA.as_bytes() {
+        return None;
+    }
+    let (explicit, rest) = read_element(rest)?;
+    if explicit.tag != CONTEXT_0 || !rest.is_empty() {
+        return None;
+    }
+    let (signed_data, rest) = read_element(explicit.content)?;
+    if signed_data.tag != SEQUENCE || !rest.is_empty() {
+        return None;
+    }
+    let mut fields = Vec::with_capacity(signed_data.content.len());
+    let mut rest = signed_data.content;
+    let mut removed = false;
+    while !rest.is_empty() {
+        let (field, next) = read_element(rest)?;
+        if field.tag == CONTEXT_0 {
+            removed = true;
+        } else {
+            fields.extend_from_slice(field.whole);
+        }
+        rest = next;
+    }
+    if !removed {
+        return None;
+    }
+    let mut signed_data = Vec::with_capacity(fields.len() + 6);
+    push_header(&mut signed_data, SEQUENCE, fields.len());
+    signed_data.extend_from_slice(&fields);
+    let mut body = Vec::with_capacity(signed_data.len() + content_type.whole.len() + 6);
+    body.extend_from_slice(content_type.whole);
+    push_header(&mut body, CONTEXT_0, signed_data.len());
+    body.extend_from_slice(&signed_data);
+    let mut out = Vec::with_capacity(body.len() + 6);
+    push_header(&mut out, SEQUENCE, body.len());
+    out.extend_from_slice(&body);
+    Some(out)
 }
 
 const OID_SIGNED_DATA: der::oid::ObjectIdentifier =
@@ -626,6 +740,75 @@ mod tests {
             oid: der::oid::ObjectIdentifier::new_unwrap(oid),
             parameters: None,
         }
+    }
+
+    const HUB_CRT: &[u8] = include_bytes!("../../../fixtures/as2/hub.crt");
+    const HUB_KEY: &[u8] = include_bytes!("../../../fixtures/as2/hub.key");
+    const A_CRT: &[u8] = include_bytes!("../../../fixtures/as2/partner-a.crt");
+
+    fn signed_data(der: &[u8]) -> cms::signed_data::SignedData {
+        let info = cms::content_info::ContentInfo::from_der(der).unwrap();
+        info.content.decode_as().unwrap()
+    }
+
+    #[test]
+    fn certificates_are_cut_out_of_a_signature_and_nothing_else_changes() {
+        let hub = Identity::from_pem(HUB_CRT, HUB_KEY).unwrap();
+        let signature = sign_detached(&hub, MicAlg::Sha256, b"content\r\n", 1_780_000_000).unwrap();
+        let stripped = without_certificates(&signature).unwrap();
+        // The hub's certificate is about 800 bytes of DER.
+        assert!(stripped.len() + 500 < signature.len());
+        let (before, after) = (signed_data(&signature), signed_data(&stripped));
+        assert!(before.certificates.is_some());
+        assert_eq!(after.certificates, None);
+        assert_eq!(after.signer_infos, before.signer_infos);
+        assert_eq!(after.encap_content_info, before.encap_content_info);
+        assert_eq!(after.digest_algorithms, before.digest_algorithms);
+        // Nothing left to cut: the caller keeps what it has.
+        assert_eq!(without_certificates(&stripped), None);
+
+        // Verification is unchanged: by the pinned certificate, and not by another.
+        let partner = X509::from_pem(A_CRT).unwrap();
+        let pinned = [hub.certificate.clone()];
+        assert_eq!(verify_detached(&signature, b"content\r\n", &pinned), Ok(()));
+        assert_eq!(
+            verify_detached_as_is(&stripped, b"content\r\n", &pinned),
+            Ok(())
+        );
+        assert!(matches!(
+            verify_detached_as_is(&stripped, b"content\r\n", &[partner]),
+            Err(VerifyError::UnknownSigner(_))
+        ));
+        assert!(matches!(
+            verify_detached_as_is(&stripped, b"altered\r\n", &pinned),
+            Err(VerifyError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn signatures_that_are_not_plain_der_are_left_alone() {
+        let hub = Identity::from_pem(HUB_CRT, HUB_KEY).unwrap();
+        let signature = sign_detached(&hub, MicAlg::Sha256, b"x", 1_780_000_000).unwrap();
+        // Every truncation, trailing bytes, and BER's indefinite length.
+        for len in 0..signature.len() {
+            assert_eq!(without_certificates(&signature[..len]), None, "{len}");
+        }
+        let mut trailing = signature.clone();
+        trailing.push(0);
+        assert_eq!(without_certificates(&trailing), None);
+        assert_eq!(
+            without_certificates(&[0x30, 0x80, 0x06, 0x00, 0x00, 0x00]),
+            None
+        );
+        // Long lengths are written the way DER requires.
+        let mut header = Vec::new();
+        push_header(&mut header, 0x30, 0x7f);
+        push_header(&mut header, 0x30, 0x80);
+        push_header(&mut header, 0x30, 0x1234);
+        assert_eq!(
+            header,
+            [0x30, 0x7f, 0x30, 0x81, 0x80, 0x30, 0x82, 0x12, 0x34]
+        );
     }
 
     #[test]
