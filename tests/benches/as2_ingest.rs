@@ -7,7 +7,10 @@
 //!
 //! Sizes: AS2_BENCH_MESSAGES (default 3000) and AS2_BENCH_CONCURRENCY (32). The
 //! gateway's group commit: AS2_BENCH_JOURNAL_WRITERS (2) and AS2_BENCH_JOURNAL_BATCH
-//! (64; 1 turns batching off, for comparison).
+//! (64; 1 turns batching off, for comparison). `OPENSSL_ia32cap`, when set, applies to
+//! the gateway (it runs in this process) and to the ceiling's `openssl speed` alike;
+//! unset, the ceiling is also measured with OpenSSL's AVX2 RSA code, which is faster on
+//! some CPUs (README, Tuning).
 //!
 //! Each message costs the gateway one RSA private-key operation to decrypt and one to
 //! sign its MDN (plus a signature verification, a public-key operation about twenty
@@ -32,12 +35,16 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// `openssl speed rsa2048`'s private-key operations per second on one core.
-fn openssl_rsa2048_sign_per_second() -> Option<f64> {
-    let output = Command::new("openssl")
-        .args(["speed", "-seconds", "3", "rsa2048"])
-        .output()
-        .ok()?;
+/// `openssl speed rsa2048`'s private-key operations per second on one core. `ia32cap`
+/// overrides `OPENSSL_ia32cap` (the CPU features OpenSSL may use) for that run; `None`
+/// keeps this process's environment, which is what the gateway in it runs with.
+fn openssl_rsa2048_sign_per_second(ia32cap: Option<&str>) -> Option<f64> {
+    let mut command = Command::new("openssl");
+    command.args(["speed", "-seconds", "3", "rsa2048"]);
+    if let Some(mask) = ia32cap {
+        command.env(IA32CAP, mask);
+    }
+    let output = command.output().ok()?;
     let text = String::from_utf8_lossy(&output.stdout);
     // "rsa 2048 bits 0.000283s 0.000018s   3536.5  55133.3": sign/s is the third number.
     text.lines()
@@ -45,6 +52,13 @@ fn openssl_rsa2048_sign_per_second() -> Option<f64> {
         .and_then(|line| line.split_whitespace().nth(5))
         .and_then(|sign| sign.parse().ok())
 }
+
+/// OpenSSL reads this when libcrypto loads: a mask over the CPUID bits it may use.
+const IA32CAP: &str = "OPENSSL_ia32cap";
+/// Hides ADX and BMI2 from OpenSSL, so RSA's modular exponentiation takes its AVX2 code
+/// instead of its MULX/ADCX code. On some CPUs (the AMD EPYC this was measured on) that
+/// is about 1.5 times faster; on others slower. The bench measures both when it is unset.
+const AVX2_INSTEAD_OF_ADX: &str = ":~0x80100";
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -155,15 +169,27 @@ async fn main() {
         percentile(&latencies, 0.50).as_secs_f64() * 1e3,
         percentile(&latencies, 0.99).as_secs_f64() * 1e3,
     );
-    match openssl_rsa2048_sign_per_second() {
+    let ia32cap = std::env::var(IA32CAP).ok();
+    match openssl_rsa2048_sign_per_second(None) {
         Some(sign) => {
             let ceiling = sign * cores as f64 / 2.0;
+            let setting = match &ia32cap {
+                Some(mask) => format!(", {IA32CAP}={mask} as for the gateway"),
+                None => String::new(),
+            };
             println!(
-                "  openssl speed rsa2048 {sign:>9.0} private-key ops/s per core -> ceiling {ceiling:.0} messages/s ({cores} cores x ops / 2 per message)"
+                "  openssl speed rsa2048 {sign:>9.0} private-key ops/s per core -> ceiling {ceiling:.0} messages/s ({cores} cores x ops / 2 per message{setting})"
             );
             println!("  share of the ceiling  {:>8.0} %", rate / ceiling * 100.0);
         }
         None => println!("  openssl speed rsa2048: not available on this machine"),
+    }
+    if ia32cap.is_none()
+        && let Some(sign) = openssl_rsa2048_sign_per_second(Some(AVX2_INSTEAD_OF_ADX))
+    {
+        println!(
+            "  (with {IA32CAP}={AVX2_INSTEAD_OF_ADX}: {sign:.0} ops/s per core; if higher, set it for the gateway: README, Tuning)"
+        );
     }
     println!("  target (DESIGN.md)         1500 messages/s");
 }
