@@ -192,4 +192,5 @@ async fn main() {
         );
     }
     println!("  target (DESIGN.md)         1500 messages/s");
+    app.drop_database().await;
 }

@@ -332,9 +332,8 @@ async fn main() {
         percentile(&latencies, 0.99),
         latencies.last().copied().unwrap_or(f64::NAN),
     );
-    let samples = samples.lock().expect("samples");
-    let mut claim_wait: Vec<f64> = samples.iter().map(|s| s.0).collect();
-    let mut publish: Vec<f64> = samples.iter().map(|s| s.1).collect();
+    let (mut claim_wait, mut publish): (Vec<f64>, Vec<f64>) =
+        samples.lock().expect("samples").iter().copied().unzip();
     claim_wait.sort_by(|a, b| a.total_cmp(b));
     publish.sort_by(|a, b| a.total_cmp(b));
     println!(
@@ -345,4 +344,5 @@ async fn main() {
         percentile(&publish, 0.50),
         percentile(&publish, 0.99),
     );
+    app.drop_database().await;
 }

@@ -85,6 +85,34 @@ pub struct TestApp {
     shutdown: CancellationToken,
 }
 
+impl TestApp {
+    /// Stops the gateway and drops this app's database now, rather than leaving it for
+    /// `deploy/test.sh`: for benches, which are run again and again, and whose leftover
+    /// databases would slow the next runs (autovacuum visits every one).
+    pub async fn drop_database(self) {
+        self.shutdown.cancel();
+        self.pool.close().await;
+        let name = self
+            .database
+            .url
+            .expose()
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let admin = database_settings("postgres");
+        let pool = edihub_db::pool(&admin).expect("pool");
+        // FORCE: the gateway's own connections may still be closing. The name is
+        // this module's own `edihub_test_<hex>`, nothing from outside.
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+        )))
+        .execute(&pool)
+        .await
+        .expect("drop the bench database");
+    }
+}
+
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.shutdown.cancel();
