@@ -786,12 +786,33 @@ mod tests {
     }
 
     #[test]
+    fn a_real_peers_signature_is_cut_too() {
+        // pyas2lib 1.4.4 (oscrypto) signed this one; it carries the signer's certificate.
+        let signature = include_bytes!("../../../fixtures/as2/pss-signature.der");
+        let stripped = without_certificates(signature).unwrap();
+        assert!(signed_data(signature).certificates.is_some());
+        assert_eq!(signed_data(&stripped).certificates, None);
+        assert_eq!(
+            signed_data(&stripped).signer_infos,
+            signed_data(signature).signer_infos
+        );
+    }
+
+    #[test]
     fn signatures_that_are_not_plain_der_are_left_alone() {
         let hub = Identity::from_pem(HUB_CRT, HUB_KEY).unwrap();
         let signature = sign_detached(&hub, MicAlg::Sha256, b"x", 1_780_000_000).unwrap();
         // Every truncation, trailing bytes, and BER's indefinite length.
         for len in 0..signature.len() {
             assert_eq!(without_certificates(&signature[..len]), None, "{len}");
+        }
+        // Any single corrupted byte: an answer, never a panic (the input is a partner's).
+        for at in 0..signature.len() {
+            for value in [0x00, 0x7f, 0x80, 0x84, 0xff] {
+                let mut corrupt = signature.clone();
+                corrupt[at] = value;
+                let _ = without_certificates(&corrupt);
+            }
         }
         let mut trailing = signature.clone();
         trailing.push(0);
