@@ -4,6 +4,8 @@
 //!
 //! The stack must be up (`bash deploy/stack.sh up`); `deploy/test.sh` does that first.
 
+pub mod cpu;
+
 use edihub_archive::ArchiveStore;
 use edihub_config::{DatabaseSettings, KafkaSettings, PartnerSettings, S3Settings, Secret};
 use edihub_events::Envelope;
