@@ -6,7 +6,9 @@
 //!
 //! The message is the one `as2_ingest` posts: the EANCOM INVOIC fixture, signed with
 //! SHA-256 and encrypted with AES-256-CBC to the hub's RSA-2048 certificate, asking for a
-//! signed MDN. Iterations: INBOUND_CRYPTO_ITERATIONS (default 2000).
+//! signed MDN. Iterations: INBOUND_CRYPTO_ITERATIONS (default 2000). Last, the whole
+//! task runs on as many threads as cores, then on 32 (the gateway's blocking pool under
+//! the ingest benchmark's load), to show what concurrency costs.
 
 use edihub_as2::{
     As2Headers, Disposition, Encryption, Identity, MdnReport, MicAlg, PartnerSecurity,
@@ -133,4 +135,29 @@ fn main() {
         2.0 * rsa_sign,
         1e6 / total
     );
+
+    // The same task on several threads at once, as the gateway's blocking pool runs it
+    // under load (a thread per request in progress): does it stay as cheap as alone?
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for threads in [cores, 32] {
+        let per_thread = (iterations / 2 / threads as u32).max(1);
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    for _ in 0..per_thread {
+                        black_box(unwrap().expect("unwrap"));
+                        black_box(sign().expect("sign"));
+                    }
+                });
+            }
+        });
+        let rate = f64::from(per_thread) * threads as f64 / started.elapsed().as_secs_f64();
+        let core_micros = cores as f64 * 1e6 / rate;
+        println!(
+            "{threads:>2} threads at once on {cores} cores: {rate:>5.0} messages/s, \
+             {core_micros:.1} core-µs each = {:.2} x the task alone",
+            core_micros / total
+        );
+    }
 }
