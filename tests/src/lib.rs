@@ -12,10 +12,11 @@ use edihub_events::Envelope;
 use edihub_kafka::KafkaPublisher;
 use edihub_kafka::reader::RecordView;
 use edihub_outbox::Relay;
-use sqlx::PgPool;
+use sqlx::{ConnectOptions as _, Connection as _, PgPool};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::str::FromStr as _;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -94,24 +95,25 @@ impl TestApp {
     pub async fn drop_database(self) {
         self.shutdown.cancel();
         self.pool.close().await;
-        let name = self
-            .database
-            .url
-            .expose()
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .to_owned();
-        let admin = database_settings("postgres");
-        let pool = edihub_db::pool(&admin).expect("pool");
+        // The name and the maintenance connection as `edihub_db::create_and_migrate`
+        // derives them from the same URL.
+        let options = sqlx::postgres::PgConnectOptions::from_str(self.database.url.expose())
+            .expect("test database URL");
+        let name = options.get_database().expect("database name").to_owned();
+        let mut admin = options
+            .database("postgres")
+            .connect()
+            .await
+            .expect("connect to the postgres database");
         // FORCE: the gateway's own connections may still be closing. The name is
         // this module's own `edihub_test_<hex>`, nothing from outside.
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
         )))
-        .execute(&pool)
+        .execute(&mut admin)
         .await
         .expect("drop the bench database");
+        let _ = admin.close().await;
     }
 }
 
