@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use edihub_edifact::check::{FaultClass, Report, evaluate};
 use edihub_edifact::invoic::{self, CanonicalInvoice, MappingErrorKind};
 use edihub_edifact::{Interchange, InterchangeHeader, ParseError, ParseErrorKind, SourcePosition};
 
@@ -575,12 +576,47 @@ fn sources_tsv_is_covered_and_peek_agrees() {
 /// of them, each at the segment and byte where it is.
 #[test]
 fn evaluate_reports_every_recorded_fault() {
-    use FaultClass::{Mapping, Syntax, UnsupportedMessageType as Unsupported};
-    use edihub_edifact::check::{FaultClass, evaluate};
+    for (name, faults) in recorded_faults() {
+        let Some(b) = load(name) else { return };
+        let report = evaluate(&b);
+        assert_faults(name, &b, &report, faults);
+        assert_eq!(report.must_reject(), !faults.is_empty(), "{name}");
+        for invoice in &report.invoices {
+            let warned: Vec<_> = invoice.warnings.iter().map(|w| w.rule.as_str()).collect();
+            // The bots sample's lines (MOA+203: 13 + 6.5 + 13) do not add up to its
+            // MOA+79 of 240.5, and its one VAT breakdown (MOA+124:11.11) does not add
+            // up to its MOA+176 of 45.7: genuine inconsistencies in that file, reported
+            // as such.
+            let known: &[&str] = if name.starts_with("bots-plugins__") {
+                &["BR-CO-10", "BR-CO-14"]
+            } else {
+                &[]
+            };
+            assert_eq!(warned, known, "{name} {}", invoice.message_reference);
+        }
+    }
+    // The DESADV interchange: one unsupported fault per message, none dropped.
+    if let Some(b) = load("bots-plugins__dutchic_desadv1.edi") {
+        let report = evaluate(&b);
+        assert_eq!(report.faults.len(), 8);
+        assert!(
+            report
+                .faults
+                .iter()
+                .all(|f| f.class == FaultClass::UnsupportedMessageType
+                    && f.message.contains("DESADV")
+                    && b[f.position.unwrap().offset..].starts_with(b"UNH+"))
+        );
+    }
+}
 
-    // file -> every fault as (class, segment, the bytes at its offset)
-    type Expected<'a> = &'a [(FaultClass, u32, &'a str)];
-    let expected: &[(&str, Expected)] = &[
+/// Every fault of a file as (class, segment, the bytes at its offset).
+type Expected = &'static [(FaultClass, u32, &'static str)];
+
+/// The faults recorded for each corpus file, in input order; none for a sound file.
+fn recorded_faults() -> &'static [(&'static str, Expected)] {
+    use FaultClass::{Mapping, Syntax, UnsupportedMessageType as Unsupported};
+    &[
         ("Koha__BLSINV337023.CEI", &[]),
         ("underware.Edifact__D96A_INVOIC.txt", &[]),
         ("bots-plugins__to_json_invoice__invoic01.edi", &[]),
@@ -661,50 +697,26 @@ fn evaluate_reports_every_recorded_fault() {
             "edifact_mapper__fv2504_contrl.edi",
             &[(Unsupported, 2, "UNH+GENERATED00001+CONTRL")],
         ),
-    ];
-    for (name, faults) in expected {
-        let Some(b) = load(name) else { return };
-        let report = evaluate(&b);
-        let found: Vec<_> = report
-            .faults
-            .iter()
-            .map(|f| {
-                let p = f.position.expect("positioned");
-                (f.class, p.segment, p.offset)
-            })
-            .collect();
-        assert_eq!(found.len(), faults.len(), "{name}: {:#?}", report.faults);
-        for ((class, segment, offset), (want_class, want_segment, bytes)) in
-            found.iter().zip(*faults)
-        {
-            assert_eq!((class, segment), (want_class, want_segment), "{name}");
-            assert!(
-                b[*offset..].starts_with(bytes.as_bytes()),
-                "{name}: fault at segment {segment} points at {:?}, not {bytes:?}",
-                String::from_utf8_lossy(&b[*offset..(*offset + 12).min(b.len())])
-            );
-        }
-        assert_eq!(report.must_reject(), !faults.is_empty(), "{name}");
-        for invoice in &report.invoices {
-            let warned: Vec<_> = invoice.warnings.iter().map(|w| w.rule.as_str()).collect();
-            // The bots sample's lines (MOA+203: 13 + 6.5 + 13) do not add up to its
-            // MOA+79 of 240.5, and its one VAT breakdown (MOA+124:11.11) does not add
-            // up to its MOA+176 of 45.7: genuine inconsistencies in that file, reported
-            // as such.
-            let known: &[&str] = if name.starts_with("bots-plugins__") {
-                &["BR-CO-10", "BR-CO-14"]
-            } else {
-                &[]
-            };
-            assert_eq!(warned, known, "{name} {}", invoice.message_reference);
-        }
-    }
-    // The DESADV interchange: one unsupported fault per message, none dropped.
-    if let Some(b) = load("bots-plugins__dutchic_desadv1.edi") {
-        let report = evaluate(&b);
-        assert_eq!(report.faults.len(), 8);
-        assert!(report.faults.iter().all(|f| f.class == Unsupported
-            && f.message.contains("DESADV")
-            && b[f.position.unwrap().offset..].starts_with(b"UNH+")));
+    ]
+}
+
+/// `report` has exactly the faults `faults` records for file `name` (content `b`).
+fn assert_faults(name: &str, b: &[u8], report: &Report, faults: Expected) {
+    let found: Vec<_> = report
+        .faults
+        .iter()
+        .map(|f| {
+            let p = f.position.expect("positioned");
+            (f.class, p.segment, p.offset)
+        })
+        .collect();
+    assert_eq!(found.len(), faults.len(), "{name}: {:#?}", report.faults);
+    for ((class, segment, offset), (want_class, want_segment, bytes)) in found.iter().zip(faults) {
+        assert_eq!((class, segment), (want_class, want_segment), "{name}");
+        assert!(
+            b[*offset..].starts_with(bytes.as_bytes()),
+            "{name}: fault at segment {segment} points at {:?}, not {bytes:?}",
+            String::from_utf8_lossy(&b[*offset..(*offset + 12).min(b.len())])
+        );
     }
 }
