@@ -2,7 +2,8 @@
 //! every sound INVOIC parses and maps, every broken file fails where it is broken.
 //!
 //! The files are read in place, never copied into the project. When the folder is absent
-//! (e.g. a checkout without the shared fixtures) each test says so and passes vacuously.
+//! (a checkout without ../shared beside it) every test fails and says so: a corpus test
+//! that passed without its corpus would prove nothing.
 
 use std::path::PathBuf;
 
@@ -17,19 +18,17 @@ fn corpus_dir() -> PathBuf {
     ))
 }
 
-/// The file's bytes, or `None` (with a message) when the corpus folder is absent. A file
-/// missing from a present folder is a test failure: SOURCES.tsv and the tests disagree.
-fn load(name: &str) -> Option<Vec<u8>> {
+/// The file's bytes. Fails the test when the corpus folder is absent, and when a file
+/// is missing from it (SOURCES.tsv and the tests disagree).
+fn load(name: &str) -> Vec<u8> {
     let dir = corpus_dir();
-    if !dir.is_dir() {
-        eprintln!("skipping {name}: corpus folder {} is absent", dir.display());
-        return None;
-    }
+    assert!(
+        dir.is_dir(),
+        "the public EDIFACT corpus {} is absent: these tests need ../shared/fixtures beside the checkout",
+        dir.display()
+    );
     let path = dir.join(name);
-    match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) => panic!("{} listed but unreadable: {e}", path.display()),
-    }
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{} listed but unreadable: {e}", path.display()))
 }
 
 /// Byte offset of the `n`th (0-based) occurrence of `needle`.
@@ -89,9 +88,7 @@ fn at(bytes: &[u8], needle: &str, n: usize, segment: u32) -> SourcePosition {
 
 #[test]
 fn koha_blsinv_six_eancom_invoices() {
-    let Some(b) = load("Koha__BLSINV337023.CEI") else {
-        return;
-    };
+    let b = load("Koha__BLSINV337023.CEI");
     let invoices = map_sound(&b);
     assert_eq!(invoices.len(), 6);
     let first = &invoices[0];
@@ -115,9 +112,7 @@ fn koha_blsinv_six_eancom_invoices() {
 
 #[test]
 fn underware_d96a_unod_with_release_characters() {
-    let Some(b) = load("underware.Edifact__D96A_INVOIC.txt") else {
-        return;
-    };
+    let b = load("underware.Edifact__D96A_INVOIC.txt");
     let inv = &map_sound(&b)[0];
     assert_eq!(inv.invoice_number, "97301593");
     assert_eq!(inv.issue_date, "2019-03-11");
@@ -147,9 +142,7 @@ fn underware_d96a_unod_with_release_characters() {
 
 #[test]
 fn bots_to_json_two_invoices_with_crlf() {
-    let Some(b) = load("bots-plugins__to_json_invoice__invoic01.edi") else {
-        return;
-    };
+    let b = load("bots-plugins__to_json_invoice__invoic01.edi");
     let invoices = map_sound(&b);
     let numbers: Vec<_> = invoices.iter().map(|i| i.invoice_number.as_str()).collect();
     assert_eq!(numbers, ["20051098", "20051099"]);
@@ -172,9 +165,7 @@ fn bots_to_json_two_invoices_with_crlf() {
 
 #[test]
 fn pydifact_invoice1_syntax_1_credit_note() {
-    let Some(b) = load("pydifact__invoice1.edi") else {
-        return;
-    };
+    let b = load("pydifact__invoice1.edi");
     let inv = &map_sound(&b)[0];
     assert_eq!(inv.profile, "UN-D97A");
     assert_eq!(inv.invoice_number, "1060113800026");
@@ -189,9 +180,7 @@ fn pydifact_invoice1_syntax_1_credit_note() {
 
 #[test]
 fn smooks_d03b_repetition_and_released_apostrophe() {
-    let Some(b) = load("smooks-edi-cartridge__edg_invoic.txt") else {
-        return;
-    };
+    let b = load("smooks-edi-cartridge__edg_invoic.txt");
     let interchange = Interchange::parse(&b).unwrap();
     assert_eq!(interchange.delimiters.repetition, Some(b'*'));
     let cux = interchange.messages[0]
@@ -219,9 +208,7 @@ fn smooks_d03b_repetition_and_released_apostrophe() {
 
 #[test]
 fn edifabric_eancom_d01b() {
-    let Some(b) = load("EdiFabric__Eancom_INVOIC_D01BEAN3.txt") else {
-        return;
-    };
+    let b = load("EdiFabric__Eancom_INVOIC_D01BEAN3.txt");
     let inv = &map_sound(&b)[0];
     assert_eq!(inv.profile, "EANCOM-D01B");
     assert_eq!(inv.invoice_number, "IN432097");
@@ -244,9 +231,7 @@ fn edifabric_eancom_d01b() {
 
 #[test]
 fn cen_example0_unt_count() {
-    let Some(b) = load("cen-eInvoicing-EN16931__EDIFACT_EXAMPLE0.TXT") else {
-        return;
-    };
+    let b = load("cen-eInvoicing-EN16931__EDIFACT_EXAMPLE0.TXT");
     let e = parse_err(&b);
     assert_eq!(
         e.kind,
@@ -266,9 +251,7 @@ fn cen_example0_unt_count() {
 
 #[test]
 fn cen_example1_unz_reference_and_d16b_mapping() {
-    let Some(b) = load("cen-eInvoicing-EN16931__EDIFACT_EXAMPLE1.TXT") else {
-        return;
-    };
+    let b = load("cen-eInvoicing-EN16931__EDIFACT_EXAMPLE1.TXT");
     let e = parse_err(&b);
     assert!(
         matches!(&e.kind, ParseErrorKind::ReferenceMismatch { trailer: "UNZ", expected, found, .. }
@@ -313,9 +296,7 @@ fn cen_example1_unz_reference_and_d16b_mapping() {
 
 #[test]
 fn cen_example2_package_and_unz_defects() {
-    let Some(b) = load("cen-eInvoicing-EN16931__EDIFACT_EXAMPLE2.TXT") else {
-        return;
-    };
+    let b = load("cen-eInvoicing-EN16931__EDIFACT_EXAMPLE2.TXT");
     // UNZ+1 counts one, but syntax 4 counts messages *and* packages (1 + 1); UNZ also
     // repeats the message reference instead of UNB's.
     let e = parse_err(&b);
@@ -350,9 +331,7 @@ fn cen_example2_package_and_unz_defects() {
 
 #[test]
 fn koha_invoice_wrong_counts_and_concatenated_interchange() {
-    let Some(b) = load("Koha__INVOICE.CEI") else {
-        return;
-    };
+    let b = load("Koha__INVOICE.CEI");
     let e = parse_err(&b);
     assert_eq!(
         e.kind,
@@ -377,9 +356,7 @@ fn koha_invoice_wrong_counts_and_concatenated_interchange() {
 
 #[test]
 fn bots_xml_enveloping_duplicate_message_reference() {
-    let Some(b) = load("bots-plugins__xml_enveloping__invoic01.edi") else {
-        return;
-    };
+    let b = load("bots-plugins__xml_enveloping__invoic01.edi");
     let e = parse_err(&b);
     assert_eq!(
         e.kind,
@@ -406,7 +383,7 @@ fn edifabric_d00a_latin1_byte_in_unob() {
             ("LOC|11", 32),
         ),
     ] {
-        let Some(b) = load(name) else { return };
+        let b = load(name);
         let e = parse_err(&b);
         assert_eq!(
             e.kind,
@@ -426,9 +403,7 @@ fn edifabric_d00a_latin1_byte_in_unob() {
 
 #[test]
 fn pydifact_aperak_lower_case_in_unoa() {
-    let Some(b) = load("pydifact__v3_aperak.edi") else {
-        return;
-    };
+    let b = load("pydifact__v3_aperak.edi");
     // UNOA (level A) has no lower-case letters; this is reported before the UNT count
     // (8 declared, 7 present) because it comes first in the file.
     let e = parse_err(&b);
@@ -444,9 +419,7 @@ fn pydifact_aperak_lower_case_in_unoa() {
 
 #[test]
 fn pydifact_order_truncated_without_unz() {
-    let Some(b) = load("pydifact__order.edi") else {
-        return;
-    };
+    let b = load("pydifact__order.edi");
     let e = parse_err(&b);
     assert_eq!(e.kind, ParseErrorKind::Truncated);
     assert_eq!(
@@ -465,9 +438,7 @@ fn pydifact_order_truncated_without_unz() {
 
 #[test]
 fn smooks_fragment_without_unb() {
-    let Some(b) = load("smooks-edi-cartridge__ect_d96a-invoic-1_input.edi") else {
-        return;
-    };
+    let b = load("smooks-edi-cartridge__ect_d96a-invoic-1_input.edi");
     let e = parse_err(&b);
     assert_eq!(e.kind, ParseErrorKind::MissingUnb);
     assert_eq!(
@@ -483,9 +454,7 @@ fn smooks_fragment_without_unb() {
 
 #[test]
 fn dutchic_desadv_is_not_an_invoice() {
-    let Some(b) = load("bots-plugins__dutchic_desadv1.edi") else {
-        return;
-    };
+    let b = load("bots-plugins__dutchic_desadv1.edi");
     let i = Interchange::parse(&b).unwrap();
     assert_eq!(i.messages.len(), 8);
     let e = invoic::to_canonical(&i).unwrap_err();
@@ -494,9 +463,7 @@ fn dutchic_desadv_is_not_an_invoice() {
 
 #[test]
 fn fv2504_contrl_is_not_an_invoice() {
-    let Some(b) = load("edifact_mapper__fv2504_contrl.edi") else {
-        return;
-    };
+    let b = load("edifact_mapper__fv2504_contrl.edi");
     let i = Interchange::parse(&b).unwrap();
     assert_eq!(i.messages[0].message_type, "CONTRL");
     assert!(matches!(
@@ -507,9 +474,7 @@ fn fv2504_contrl_is_not_an_invoice() {
 
 #[test]
 fn fv2504_invoic_placeholder_amount_is_rejected_with_position() {
-    let Some(b) = load("edifact_mapper__fv2504_invoic_31002.edi") else {
-        return;
-    };
+    let b = load("edifact_mapper__fv2504_invoic_31002.edi");
     let i = Interchange::parse(&b).unwrap();
     let e = invoic::to_canonical(&i).unwrap_err();
     assert_eq!(e.kind, MappingErrorKind::InvalidAmount("X".into()));
@@ -522,9 +487,7 @@ fn fv2504_invoic_placeholder_amount_is_rejected_with_position() {
 /// syntax_id column (the cheap path must read the same UNB as the full parse).
 #[test]
 fn sources_tsv_is_covered_and_peek_agrees() {
-    let Some(tsv) = load("SOURCES.tsv") else {
-        return;
-    };
+    let tsv = load("SOURCES.tsv");
     let tsv = String::from_utf8(tsv).unwrap();
     let covered = [
         "Koha__BLSINV337023.CEI",
@@ -559,7 +522,7 @@ fn sources_tsv_is_covered_and_peek_agrees() {
             covered.contains(&name),
             "{name} is in SOURCES.tsv but has no test"
         );
-        let Some(b) = load(name) else { return };
+        let b = load(name);
         match (fields[syntax_col], InterchangeHeader::peek(&b)) {
             ("None", Err(e)) => assert_eq!(e.kind, ParseErrorKind::MissingUnb),
             (expected, Ok(h)) => assert_eq!(h.syntax_identifier, expected, "{name}"),
@@ -577,7 +540,7 @@ fn sources_tsv_is_covered_and_peek_agrees() {
 #[test]
 fn evaluate_reports_every_recorded_fault() {
     for (name, faults) in recorded_faults() {
-        let Some(b) = load(name) else { return };
+        let b = load(name);
         let report = evaluate(&b);
         assert_faults(name, &b, &report, faults);
         assert_eq!(report.must_reject(), !faults.is_empty(), "{name}");
@@ -596,18 +559,17 @@ fn evaluate_reports_every_recorded_fault() {
         }
     }
     // The DESADV interchange: one unsupported fault per message, none dropped.
-    if let Some(b) = load("bots-plugins__dutchic_desadv1.edi") {
-        let report = evaluate(&b);
-        assert_eq!(report.faults.len(), 8);
-        assert!(
-            report
-                .faults
-                .iter()
-                .all(|f| f.class == FaultClass::UnsupportedMessageType
-                    && f.message.contains("DESADV")
-                    && b[f.position.unwrap().offset..].starts_with(b"UNH+"))
-        );
-    }
+    let b = load("bots-plugins__dutchic_desadv1.edi");
+    let report = evaluate(&b);
+    assert_eq!(report.faults.len(), 8);
+    assert!(
+        report
+            .faults
+            .iter()
+            .all(|f| f.class == FaultClass::UnsupportedMessageType
+                && f.message.contains("DESADV")
+                && b[f.position.unwrap().offset..].starts_with(b"UNH+"))
+    );
 }
 
 /// Every fault of a file as (class, segment, the bytes at its offset).
