@@ -1,0 +1,29 @@
+//! S/MIME for AS2: unwrapping what a partner sends, wrapping what we send.
+//!
+//! Inbound, [`unwrap_inbound`] peels the layers in whatever order the partner applied them
+//! (enveloped-data, multipart/signed, compressed-data, nested any way), computes the MIC the
+//! MDN must return, and checks the partnership's security requirements. Every refusal is
+//! an [`InboundRefusal`] carrying the RFC 4130 disposition to put into the error MDN.
+//!
+//! Outbound, [`build_secure_message`] is the client side (compress, sign, encrypt), and
+//! [`sign_mdn`] / [`read_mdn`] sign our MDNs and verify a partner's.
+//!
+//! The MIC of a signed message covers the signed MIME entity exactly as it arrived,
+//! headers included: the parts are slices of the received buffer, never re-serialised.
+//!
+//! `inbound` unwraps, `signed_mdn` signs and reads MDNs, and `outbound` builds;
+//! `signature` (multipart/signed both ways) and `entity` (a MIME entity's header block
+//! and body) are what they share.
+
+mod entity;
+mod inbound;
+mod outbound;
+mod signature;
+mod signed_mdn;
+
+pub use inbound::{InboundRefusal, PartnerSecurity, Unwrapped, unwrap_inbound};
+pub use outbound::{SecureMessage, SecureMessageSpec, build_secure_message};
+pub use signed_mdn::{VerifiedMdn, read_mdn, sign_mdn};
+
+#[cfg(test)]
+mod tests;
