@@ -2,37 +2,58 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use edihub_inbound::{DecideError, RequestError};
+use edihub_journal::JournalError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
-    /// The request is not an AS2 message we can answer with an MDN (no AS2-From,
-    /// no Message-ID, ...): the partner's fault, 400.
-    #[error("not a valid AS2 request: {0}")]
-    BadRequest(String),
-    /// The header section is larger than `gateway.max_header_bytes`: 431.
-    #[error("request headers of {size} bytes exceed the limit of {limit} bytes")]
-    HeadersTooLarge { size: usize, limit: usize },
+    /// Not an AS2 message we can answer with an MDN: headers over
+    /// `gateway.max_header_bytes` (431) or AS2 headers missing or malformed (400). The
+    /// partner's fault.
+    #[error(transparent)]
+    Request(#[from] RequestError),
     /// The partner already has `gateway.max_concurrent_per_partner` requests in
     /// progress: 429 with `Retry-After`, nothing was read or stored.
     #[error("{partner} already has {limit} messages in progress; retry later")]
     TooBusy { partner: String, limit: usize },
-    /// Our fault, or the database's: 503 and no MDN, so the partner resends later.
-    /// Nothing was committed.
+    // Everything below is our fault, or the database's: 503 and no MDN, so the partner
+    // resends later. Nothing was committed.
     #[error("message not stored: {0}")]
-    Unavailable(String),
+    Decide(#[from] DecideError),
+    #[error("message not stored: the decision task ended abnormally: {0}")]
+    Task(#[from] tokio::task::JoinError),
+    #[error("message not stored: {0}")]
+    Journal(#[source] JournalError),
+    #[error("message not stored: the event cannot be serialised: {0}")]
+    Event(#[from] serde_json::Error),
+    #[error("message not stored: cannot look for an earlier copy: {0}")]
+    Lookup(#[source] sqlx::Error),
+    #[error("message not stored: the MDN cannot be queued again: {0}")]
+    Redelivery(#[source] sqlx::Error),
+    #[error("message not stored: duplicate message without a stored MDN")]
+    OriginalMdnMissing,
 }
 
-impl IntoResponse for GatewayError {
-    fn into_response(self) -> Response {
-        let (status, outcome) = match &self {
-            GatewayError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad-request"),
-            GatewayError::HeadersTooLarge { .. } => (
+impl GatewayError {
+    /// The HTTP status, and the outcome label counted in `edihub_as2_messages_total`.
+    fn status(&self) -> (StatusCode, &'static str) {
+        match self {
+            GatewayError::Request(RequestError::NotAs2(_)) => {
+                (StatusCode::BAD_REQUEST, "bad-request")
+            }
+            GatewayError::Request(RequestError::HeadersTooLarge { .. }) => (
                 StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 "headers-too-large",
             ),
             GatewayError::TooBusy { .. } => (StatusCode::TOO_MANY_REQUESTS, "too-busy"),
-            GatewayError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-        };
+            _ => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+        }
+    }
+}
+
+impl IntoResponse for GatewayError {
+    fn into_response(self) -> Response {
+        let (status, outcome) = self.status();
         edihub_metrics::AS2_MESSAGES
             .with_label_values(&[outcome])
             .inc();

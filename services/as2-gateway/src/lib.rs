@@ -1,14 +1,19 @@
 //! Wiring of the AS2 gateway: settings, the HTTP listener, the pool, the routes.
-//! The AS2 protocol lives in `edihub-as2`; the journal transaction in `edihub-journal`.
+//! The AS2 protocol lives in `edihub-as2`, the decision on each message in
+//! `edihub-inbound`, the journal transaction in `edihub-journal`.
 
+mod answer;
+mod entry;
 mod error;
 mod routes;
 mod serve;
+mod trace;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings};
+use edihub_inbound::Policy;
 use edihub_journal::AcceptQueue;
 use edihub_mdn_delivery::MdnPoster;
 use edihub_outbox::{Relay, channels};
@@ -40,6 +45,8 @@ pub struct AppState {
     /// Where accepted messages are committed, batched with concurrent ones.
     pub journal: AcceptQueue,
     pub settings: Settings,
+    /// What the decision on each message takes from the settings.
+    policy: Arc<Policy>,
     /// The hub's identities and the partnerships (settings file and database), kept
     /// current by a reload task.
     directory: Arc<LiveDirectory>,
@@ -136,10 +143,15 @@ impl Application {
             settings.gateway.journal_writers,
             settings.gateway.journal_batch,
         );
+        let policy = Arc::new(Policy {
+            hub_as2_id: settings.gateway.hub_as2_id.clone(),
+            max_decompressed_bytes: settings.gateway.max_decompressed_bytes,
+        });
         let router = router(Arc::new(AppState {
             pool: pool.clone(),
             journal,
             settings,
+            policy,
             directory: Arc::clone(&directory),
             slots,
         }));
