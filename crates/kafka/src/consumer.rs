@@ -40,19 +40,7 @@ pub async fn run_consumer<H: EventHandler>(
         .set("enable.idempotence", "true")
         .set("acks", "all")
         .create()?;
-    let mut config = crate::client_config(&kafka.brokers);
-    config
-        .set("group.id", group_id)
-        .set("enable.auto.commit", "true")
-        .set("auto.commit.interval.ms", "1000")
-        .set("enable.auto.offset.store", "false")
-        .set("auto.offset.reset", "earliest")
-        .set("session.timeout.ms", "10000");
-    if !settings.instance_id.is_empty() {
-        config.set("group.instance.id", &settings.instance_id);
-    }
-    let consumer: Arc<StreamConsumer> = Arc::new(config.create()?);
-    consumer.subscribe(&[topic])?;
+    let consumer = Arc::new(subscribe(&kafka.brokers, settings, topic)?);
     tracing::info!(topic, group_id, "consumer started");
     // Beside the loop, so the gauge moves even while a handler holds the loop up.
     let lag_stop = CancellationToken::new();
@@ -65,20 +53,86 @@ pub async fn run_consumer<H: EventHandler>(
             lag_stop.clone(),
         ))
     });
-
+    let records = Records {
+        handler: &handler,
+        settings,
+        dead_letters: &dead_letters,
+        dead_letter_topic: &kafka.topics.dead_letter,
+        shutdown: &shutdown,
+    };
     loop {
-        let message = tokio::select! {
+        let received = tokio::select! {
             _ = shutdown.cancelled() => break,
             received = consumer.recv() => received,
         };
-        let message = match message {
+        let message = match received {
             Ok(message) => message,
             Err(error) => {
                 tracing::warn!(%error, "kafka receive error");
                 continue;
             }
         };
-        let mut envelope = match decode(&message) {
+        match records.process(&message).await {
+            Next::StoreOffset => consumer.store_offset_from_message(&message)?,
+            Next::Stop => break, // leave the offset for the next run
+        }
+    }
+    // Commit what was stored; on an empty assignment there is nothing to commit.
+    if let Err(error) = consumer.commit_consumer_state(CommitMode::Sync) {
+        tracing::debug!(%error, "final offset commit");
+    }
+    lag_stop.cancel();
+    if let Some(task) = lag_task {
+        // It only removes its gauge series now; a panic there is not the loop's error.
+        let _ = task.await;
+    }
+    tracing::info!(topic, group_id, "consumer stopped");
+    Ok(())
+}
+
+/// A consumer of `topic` in `settings.group_id` that stores offsets only when told.
+fn subscribe(
+    brokers: &str,
+    settings: &ConsumerSettings,
+    topic: &str,
+) -> Result<StreamConsumer, KafkaError> {
+    let mut config = crate::client_config(brokers);
+    config
+        .set("group.id", &settings.group_id)
+        .set("enable.auto.commit", "true")
+        .set("auto.commit.interval.ms", "1000")
+        .set("enable.auto.offset.store", "false")
+        .set("auto.offset.reset", "earliest")
+        .set("session.timeout.ms", "10000");
+    if !settings.instance_id.is_empty() {
+        config.set("group.instance.id", &settings.instance_id);
+    }
+    let consumer: StreamConsumer = config.create()?;
+    consumer.subscribe(&[topic])?;
+    Ok(consumer)
+}
+
+/// What the loop does after a record.
+enum Next {
+    /// Its effect committed (or its dead-letter copy was acknowledged).
+    StoreOffset,
+    /// Shutdown came first: the record is delivered again after a restart.
+    Stop,
+}
+
+/// How each record is handled: decoded, given to the handler with retries, or
+/// dead-lettered.
+struct Records<'a, H> {
+    handler: &'a H,
+    settings: &'a ConsumerSettings,
+    dead_letters: &'a FutureProducer,
+    dead_letter_topic: &'a str,
+    shutdown: &'a CancellationToken,
+}
+
+impl<H: EventHandler> Records<'_, H> {
+    async fn process(&self, message: &BorrowedMessage<'_>) -> Next {
+        let mut envelope = match decode(message) {
             Ok(envelope) => envelope,
             Err(reason) => {
                 // Not a hub event: retrying cannot help.
@@ -86,24 +140,7 @@ pub async fn run_consumer<H: EventHandler>(
                     topic = message.topic(), partition = message.partition(),
                     offset = message.offset(), %reason, "undecodable record: dead-lettered"
                 );
-                let sent = dead_letter(
-                    &dead_letters,
-                    &kafka.topics.dead_letter,
-                    &message,
-                    group_id,
-                    &reason,
-                    0,
-                    &shutdown,
-                )
-                .await;
-                if !sent {
-                    break;
-                }
-                edihub_metrics::CONSUMER_EVENTS
-                    .with_label_values(&[group_id, "dead_lettered"])
-                    .inc();
-                consumer.store_offset_from_message(&message)?;
-                continue;
+                return self.dead_letter(message, &reason, 0).await;
             }
         };
         // This event's handling is a span of the publisher's trace (a new trace when the
@@ -121,51 +158,47 @@ pub async fn run_consumer<H: EventHandler>(
             message_id = envelope.key.as_deref().unwrap_or(""),
             correlation_id = envelope.correlation_id.as_deref().unwrap_or(""),
         );
-        let outcome = handle_with_retry(&handler, &envelope, settings, &shutdown)
+        let outcome = handle_with_retry(self.handler, &envelope, self.settings, self.shutdown)
             .instrument(span.clone())
             .await;
         match outcome {
             Handling::Done(handled) => {
                 edihub_metrics::CONSUMER_EVENTS
-                    .with_label_values(&[group_id, handled.as_str()])
+                    .with_label_values(&[&self.settings.group_id, handled.as_str()])
                     .inc();
+                Next::StoreOffset
             }
-            Handling::Interrupted => break, // leave the offset for the next run
+            Handling::Interrupted => Next::Stop,
             Handling::GaveUp { error, attempts } => {
-                let _entered = span.enter();
-                tracing::error!(%error, attempts, "giving up: event dead-lettered");
-                drop(_entered);
-                let sent = dead_letter(
-                    &dead_letters,
-                    &kafka.topics.dead_letter,
-                    &message,
-                    group_id,
-                    &error,
-                    attempts,
-                    &shutdown,
-                )
-                .await;
-                if !sent {
-                    break;
-                }
-                edihub_metrics::CONSUMER_EVENTS
-                    .with_label_values(&[group_id, "dead_lettered"])
-                    .inc();
+                span.in_scope(|| {
+                    tracing::error!(%error, attempts, "giving up: event dead-lettered");
+                });
+                self.dead_letter(message, &error, attempts).await
             }
         }
-        consumer.store_offset_from_message(&message)?;
     }
-    // Commit what was stored; on an empty assignment there is nothing to commit.
-    if let Err(error) = consumer.commit_consumer_state(CommitMode::Sync) {
-        tracing::debug!(%error, "final offset commit");
+
+    /// Dead-letters `message`; its offset may be stored once the copy is acknowledged.
+    async fn dead_letter(&self, message: &BorrowedMessage<'_>, error: &str, attempts: u32) -> Next {
+        let group_id = self.settings.group_id.as_str();
+        let sent = dead_letter(
+            self.dead_letters,
+            self.dead_letter_topic,
+            message,
+            group_id,
+            error,
+            attempts,
+            self.shutdown,
+        )
+        .await;
+        if !sent {
+            return Next::Stop;
+        }
+        edihub_metrics::CONSUMER_EVENTS
+            .with_label_values(&[group_id, "dead_lettered"])
+            .inc();
+        Next::StoreOffset
     }
-    lag_stop.cancel();
-    if let Some(task) = lag_task {
-        // It only removes its gauge series now; a panic there is not the loop's error.
-        let _ = task.await;
-    }
-    tracing::info!(topic, group_id, "consumer stopped");
-    Ok(())
 }
 
 enum Handling {
