@@ -1,4 +1,6 @@
-//! The published contract: topics, event types and payloads that downstream teams consume.
+//! The published contract: event types and payloads that downstream teams consume.
+//! The topic names are settings (`edihub_config::TopicSettings`), so each deployment
+//! and each test can choose its own.
 //!
 //! API boundary: changing a field name or meaning here is a breaking change for every
 //! subscriber. Add fields; do not rename or remove them.
@@ -13,18 +15,6 @@ use std::future::Future;
 use uuid::Uuid;
 
 pub mod trace;
-
-/// Kafka topics of the hub.
-pub mod topics {
-    /// One event per accepted AS2 message.
-    pub const INBOUND_RECEIVED: &str = "edi.inbound.received";
-    /// One event per invoice mapped to the canonical model.
-    pub const INVOICE_CANONICAL: &str = "edi.invoice.canonical";
-    /// One event per message that could not be mapped.
-    pub const INBOUND_REJECTED: &str = "edi.inbound.rejected";
-    /// One event per CONTRL the hub issues (UNB asked for an acknowledgement).
-    pub const ACKNOWLEDGEMENT_ISSUED: &str = "edi.acknowledgement.issued";
-}
 
 /// Kafka record header names (CloudEvents binary mode, Kafka protocol binding).
 pub mod headers {

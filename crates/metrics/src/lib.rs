@@ -1,6 +1,7 @@
 //! Every metric edihub exports, defined once, and the operations endpoint each service
 //! serves: `GET /metrics` (Prometheus text format), `GET /health` (the process runs),
-//! `GET /ready` (its dependencies answer).
+//! `GET /ready` (its dependencies answer). [`component::run`] runs a relay's or a
+//! consumer's work beside that endpoint, so each service only builds its parts.
 //!
 //! | metric | type | labels | meaning |
 //! |---|---|---|---|
@@ -14,19 +15,16 @@
 //! | `edihub_consumer_events_total` | counter | `consumer`, `outcome` | events handled (`done`), skipped as already seen (`duplicate`, the inbox's hits), dead-lettered (`dead_lettered`) |
 //! | `edihub_consumer_lag` | gauge | `consumer`, `topic`, `partition` | records of an assigned partition not yet handed to the handler: high watermark minus the consumer's position (before its first record, the committed offset), read every `consumer.lag_interval_ms` |
 
-use axum::Router;
-use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::IntoResponse;
-use axum::routing::get;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
     TextEncoder,
 };
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, LazyLock};
-use tokio_util::sync::CancellationToken;
+use std::sync::LazyLock;
+
+pub mod component;
+mod ops;
+
+pub use ops::{OpsServer, Probe, probe, probe_with, routes};
 
 /// The registry all edihub metrics live in.
 pub static REGISTRY: LazyLock<Registry> = LazyLock::new(Registry::new);
@@ -134,73 +132,4 @@ pub fn render() -> String {
         tracing::error!(%error, "metrics encoding");
     }
     String::from_utf8(buffer).unwrap_or_default()
-}
-
-/// An async check run before answering `/ready` (and before rendering `/metrics`, to
-/// refresh gauges read from the database). `true` means ready.
-pub type Probe = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
-
-/// The `/metrics`, `/health` and `/ready` routes, to merge into a service's router.
-pub fn routes(probe: Probe) -> Router {
-    let ready_probe = probe.clone();
-    Router::new()
-        .route("/health", get(|| async { StatusCode::OK }))
-        .route(
-            "/ready",
-            get(move || {
-                let probe = ready_probe.clone();
-                async move {
-                    if probe().await {
-                        StatusCode::OK
-                    } else {
-                        StatusCode::SERVICE_UNAVAILABLE
-                    }
-                }
-            }),
-        )
-        .route(
-            "/metrics",
-            get(move || {
-                let probe = probe.clone();
-                async move {
-                    probe().await;
-                    ([(CONTENT_TYPE, "text/plain; version=0.0.4")], render()).into_response()
-                }
-            }),
-        )
-}
-
-/// Wraps an async readiness check as a [`Probe`].
-pub fn probe<F, Fut>(check: F) -> Probe
-where
-    F: Fn() -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = bool> + Send + 'static,
-{
-    Arc::new(move || Box::pin(check()))
-}
-
-/// The operations endpoint, bound at start-up so a taken port fails the service fast.
-pub struct OpsServer {
-    listener: tokio::net::TcpListener,
-}
-
-impl OpsServer {
-    pub async fn bind(listen: &str) -> std::io::Result<Self> {
-        let listener = tokio::net::TcpListener::bind(listen).await?;
-        Ok(Self { listener })
-    }
-
-    pub fn address(&self) -> Option<std::net::SocketAddr> {
-        self.listener.local_addr().ok()
-    }
-
-    /// Serves `/metrics`, `/health` and `/ready` until `shutdown`.
-    pub async fn run(self, probe: Probe, shutdown: CancellationToken) -> std::io::Result<()> {
-        if let Some(address) = self.address() {
-            tracing::info!(%address, "operations endpoint (/metrics, /health, /ready)");
-        }
-        axum::serve(self.listener, routes(probe))
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await
-    }
 }

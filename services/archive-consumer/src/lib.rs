@@ -2,6 +2,7 @@
 
 use edihub_archive::{ArchiveStore, Archiver};
 use edihub_config::{ConsumerSettings, DatabaseSettings, KafkaSettings, S3Settings};
+use edihub_metrics::component;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
@@ -36,26 +37,26 @@ impl Default for Settings {
     }
 }
 
+/// Builds the consumer (fails fast on bad settings) and runs it until `shutdown`: it
+/// stores each received original in the locked bucket, and stops between events.
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
     let consumer = settings.consumer.clone().or_default_group(DEFAULT_GROUP);
     let group = consumer.group_id.as_str();
     let pool = edihub_db::pool(&settings.database)?;
-    let ops = edihub_metrics::OpsServer::bind(&settings.ops_listen).await?;
-    let probe_pool = pool.clone();
-    let probe = edihub_metrics::probe(move || {
-        let pool = probe_pool.clone();
-        async move { edihub_db::is_reachable(&pool).await }
+    let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
+        edihub_db::is_reachable(&pool).await
     });
-    let ops = tokio::spawn(ops.run(probe, shutdown.clone()));
     let archiver = Archiver::new(pool, ArchiveStore::new(&settings.s3), group);
-    edihub_kafka::run_consumer(
+    let work = edihub_kafka::run_consumer(
         &settings.kafka,
         &consumer,
         &settings.kafka.topics.inbound_received,
         archiver,
-        shutdown,
-    )
-    .await?;
-    ops.await??;
+        shutdown.clone(),
+    );
+    component::run(&settings.ops_listen, probe, work, shutdown).await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

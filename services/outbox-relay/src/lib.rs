@@ -2,6 +2,7 @@
 
 use edihub_config::{DatabaseSettings, KafkaSettings, RelaySettings};
 use edihub_kafka::KafkaPublisher;
+use edihub_metrics::component;
 use edihub_outbox::Relay;
 use serde::Deserialize;
 use std::time::Duration;
@@ -38,17 +39,22 @@ impl Default for Settings {
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
     let pool = edihub_db::pool(&settings.database)?;
     let publisher = KafkaPublisher::new(&settings.kafka)?;
-    let ops = edihub_metrics::OpsServer::bind(&settings.ops_listen).await?;
-    let gauges_pool = pool.clone();
     // Ready when the database answers; each scrape refreshes the backlog gauges.
-    let probe = edihub_metrics::probe(move || {
-        let pool = gauges_pool.clone();
-        async move { edihub_outbox::admin::refresh_gauges(&pool).await }
+    let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
+        edihub_outbox::admin::refresh_gauges(&pool).await
     });
-    let ops = tokio::spawn(ops.run(probe, shutdown.clone()));
     let relay = Relay::new(pool, publisher.clone(), settings.relay);
-    relay.run(shutdown).await?;
-    publisher.flush(Duration::from_secs(10));
-    ops.await??;
+    // The producer is flushed after a clean stop only: on an error the process exits.
+    let work = {
+        let shutdown = shutdown.clone();
+        async move {
+            let stopped = relay.run(shutdown).await;
+            stopped.inspect(|()| publisher.flush(Duration::from_secs(10)))
+        }
+    };
+    component::run(&settings.ops_listen, probe, work, shutdown).await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! Wiring of the transform consumer: Kafka in, canonical invoices and their events out.
 
 use edihub_config::{ConsumerSettings, DatabaseSettings, KafkaSettings};
+use edihub_metrics::component;
 use edihub_transform::Transformer;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -34,26 +35,27 @@ impl Default for Settings {
     }
 }
 
+/// Builds the consumer (fails fast on bad settings) and runs it until `shutdown`: it
+/// maps each received message to canonical invoices and their events, and stops
+/// between events.
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
     let consumer = settings.consumer.clone().or_default_group(DEFAULT_GROUP);
     let group = consumer.group_id.as_str();
     let pool = edihub_db::pool(&settings.database)?;
-    let ops = edihub_metrics::OpsServer::bind(&settings.ops_listen).await?;
-    let probe_pool = pool.clone();
-    let probe = edihub_metrics::probe(move || {
-        let pool = probe_pool.clone();
-        async move { edihub_db::is_reachable(&pool).await }
+    let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
+        edihub_db::is_reachable(&pool).await
     });
-    let ops = tokio::spawn(ops.run(probe, shutdown.clone()));
     let transformer = Transformer::new(pool, settings.kafka.topics.clone(), group);
-    edihub_kafka::run_consumer(
+    let work = edihub_kafka::run_consumer(
         &settings.kafka,
         &consumer,
         &settings.kafka.topics.inbound_received,
         transformer,
-        shutdown,
-    )
-    .await?;
-    ops.await??;
+        shutdown.clone(),
+    );
+    component::run(&settings.ops_listen, probe, work, shutdown).await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
