@@ -10,7 +10,7 @@
 //! (64; 1 turns batching off, for comparison). `OPENSSL_ia32cap`, when set, applies to
 //! the gateway (it runs in this process) and to the ceiling's `openssl speed` alike;
 //! unset, the ceiling is also measured with OpenSSL's AVX2 RSA code, which is faster on
-//! some CPUs (README, Tuning).
+//! some CPUs (docs/benchmarks.md, "Tuning").
 //!
 //! Each message costs the gateway one RSA private-key operation to decrypt and one to
 //! sign its MDN (plus a signature verification, a public-key operation about twenty
@@ -254,7 +254,7 @@ fn print_rsa_reference(rate: f64, cores: usize, mdn_check_ms: f64) {
         && let Some(sign) = openssl_rsa2048_sign_per_second(Some(AVX2_INSTEAD_OF_ADX))
     {
         println!(
-            "  (with {IA32CAP}={AVX2_INSTEAD_OF_ADX}: {sign:.0} ops/s per core; if higher, set it for the gateway: README, Tuning)"
+            "  (with {IA32CAP}={AVX2_INSTEAD_OF_ADX}: {sign:.0} ops/s per core; if higher, set it for the gateway: docs/benchmarks.md, Tuning)"
         );
     }
     println!("  target (DESIGN.md)    {TARGET_MESSAGES_PER_SECOND:>9.0} messages/s");

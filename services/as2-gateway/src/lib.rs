@@ -7,6 +7,7 @@ mod entry;
 mod error;
 mod routes;
 mod serve;
+mod slots;
 mod trace;
 
 use axum::Router;
@@ -17,16 +18,14 @@ use edihub_inbound::Policy;
 use edihub_journal::AcceptQueue;
 use edihub_mdn_delivery::MdnPoster;
 use edihub_outbox::{Relay, channels};
-use edihub_partners::Directory;
 use edihub_partners::live::LiveDirectory;
 use serde::Deserialize;
+use slots::PartnerSlots;
 use sqlx::PgPool;
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 /// The gateway's settings (see the README for the file format and variables).
@@ -52,48 +51,6 @@ pub struct AppState {
     directory: Arc<LiveDirectory>,
     /// Per-partner request allowances (`gateway.max_concurrent_per_partner`).
     slots: PartnerSlots,
-}
-
-/// One semaphore per known partner (created on its first request), and one shared by
-/// every AS2-From that names no known partner, so random names cannot grow the map.
-pub(crate) struct PartnerSlots {
-    limit: usize,
-    partners: std::sync::Mutex<HashMap<String, Arc<Semaphore>>>,
-    strangers: Arc<Semaphore>,
-}
-
-impl PartnerSlots {
-    fn new(limit: usize) -> Self {
-        let limit = limit.max(1);
-        Self {
-            limit,
-            partners: std::sync::Mutex::default(),
-            strangers: Arc::new(Semaphore::new(limit)),
-        }
-    }
-
-    /// A slot for a request from `as2_from`, or `None` when all are taken.
-    pub(crate) fn try_acquire(
-        &self,
-        directory: &Directory,
-        as2_from: &str,
-    ) -> Option<OwnedSemaphorePermit> {
-        let semaphore = if directory.partner(as2_from).is_some() {
-            let mut partners = self.partners.lock().unwrap_or_else(|p| p.into_inner());
-            Arc::clone(
-                partners
-                    .entry(as2_from.to_owned())
-                    .or_insert_with(|| Arc::new(Semaphore::new(self.limit))),
-            )
-        } else {
-            Arc::clone(&self.strangers)
-        };
-        semaphore.try_acquire_owned().ok()
-    }
-
-    pub(crate) fn limit(&self) -> usize {
-        self.limit
-    }
 }
 
 pub struct Application {
@@ -201,11 +158,9 @@ impl Application {
 
 pub fn router(state: Arc<AppState>) -> Router {
     let limit = state.settings.gateway.max_body_bytes;
-    let pool = state.pool.clone();
     // Ready when the database answers: without it no message can be accepted.
-    let probe = edihub_metrics::probe(move || {
-        let pool = pool.clone();
-        async move { edihub_db::is_reachable(&pool).await }
+    let probe = edihub_metrics::probe_with(state.pool.clone(), |pool| async move {
+        edihub_db::is_reachable(&pool).await
     });
     Router::new()
         .route("/as2", post(routes::receive))

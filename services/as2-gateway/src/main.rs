@@ -4,7 +4,7 @@
 use as2_gateway::{Application, Settings};
 
 // Many short-lived allocations per message (parser, S/MIME): mimalloc serves them
-// markedly faster than glibc's malloc (see "Benchmarks" in README.md).
+// markedly faster than glibc's malloc (docs/benchmarks.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
