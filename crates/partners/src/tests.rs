@@ -1,0 +1,164 @@
+use super::*;
+use edihub_config::PartnerSettings;
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/as2")
+        .join(name)
+}
+
+fn pem(name: &str) -> String {
+    std::fs::read_to_string(fixture(name)).unwrap()
+}
+
+fn settings() -> GatewaySettings {
+    GatewaySettings {
+        hub_certificate: Some(fixture("hub.crt")),
+        hub_private_key: Some(fixture("hub.key")),
+        partners: vec![PartnerSettings {
+            as2_id: "A".into(),
+            certificates: vec![fixture("partner-a.crt"), fixture("partner-b.crt")],
+            require_signature: true,
+            require_encryption: true,
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn loads_the_hub_identity_and_every_partner_certificate() {
+    let directory = Directory::from_settings(&settings()).unwrap();
+    assert!(directory.identity("EDIHUB").unwrap().keys.is_some());
+    assert!(directory.identity("SOMEONE-ELSE").is_none());
+    let partner = directory.partner("A").unwrap();
+    assert_eq!(partner.certificates.len(), 2);
+    assert!(partner.require_signature && partner.require_encryption);
+    // Without any key: plain AS2 only, which is fine while nobody requires encryption.
+    let plain = Directory::from_settings(&GatewaySettings::default()).unwrap();
+    assert!(plain.identity("EDIHUB").unwrap().keys.is_none());
+    assert_eq!(plain.partner_ids().count(), 0);
+}
+
+#[test]
+fn refuses_bad_key_material_in_the_settings_file() {
+    let mut s = settings();
+    s.hub_private_key = Some(fixture("partner-a.key"));
+    let error = Directory::from_settings(&s).expect_err("mismatched key");
+    assert!(error.to_string().contains("does not belong"), "{error}");
+
+    let mut s = settings();
+    s.partners[0].certificates = vec![fixture("missing.crt")];
+    assert!(Directory::from_settings(&s).is_err());
+
+    let mut s = settings();
+    s.hub_private_key = None;
+    assert!(
+        Directory::from_settings(&s).is_err(),
+        "certificate without key"
+    );
+
+    let mut s = settings();
+    s.hub_certificate = None;
+    s.hub_private_key = None;
+    assert!(
+        Directory::from_settings(&s).is_err(),
+        "encryption required without a hub key"
+    );
+
+    let mut s = settings();
+    s.partners.push(s.partners[0].clone());
+    assert!(Directory::from_settings(&s).is_err(), "duplicate partner");
+}
+
+#[test]
+fn database_rows_override_the_file_and_bad_rows_are_reported_not_fatal() {
+    let rows = store::DirectoryRows {
+        identities: vec![
+            store::IdentityRow {
+                as2_id: "EDIHUB-EU".into(),
+                certificate_pem: pem("hub.crt"),
+                private_key_pem: pem("hub.key"),
+            },
+            store::IdentityRow {
+                as2_id: "BROKEN".into(),
+                certificate_pem: pem("hub.crt"),
+                private_key_pem: pem("partner-a.key"),
+            },
+        ],
+        partners: vec![
+            store::PartnerRow {
+                as2_id: "A".into(),
+                name: Some("A from the database".into()),
+                require_signature: false,
+                require_encryption: false,
+                allow_expired_certificates: false,
+                async_mdn_urls: vec!["https://a.example/mdn".into()],
+                certificates: vec![pem("partner-b.crt")],
+            },
+            store::PartnerRow {
+                as2_id: "B".into(),
+                name: None,
+                require_signature: false,
+                require_encryption: false,
+                allow_expired_certificates: false,
+                async_mdn_urls: vec![],
+                certificates: vec!["not a certificate".into()],
+            },
+        ],
+    };
+    let (directory, problems) = Directory::with_database(&settings(), &rows).unwrap();
+    assert!(
+        directory.identity("EDIHUB").is_some(),
+        "the file's identity stays"
+    );
+    assert!(directory.identity("EDIHUB-EU").unwrap().keys.is_some());
+    assert!(directory.identity("BROKEN").is_none());
+    let a = directory.partner("A").unwrap();
+    assert_eq!(a.name.as_deref(), Some("A from the database"));
+    assert_eq!(a.certificates.len(), 1);
+    assert!(!a.require_signature);
+    assert!(directory.partner("B").is_none());
+    assert_eq!(problems.len(), 2, "{problems:?}");
+}
+
+#[test]
+fn encrypted_hub_keys_load_with_the_passphrase_and_are_reported_without_it() {
+    let hub = Identity::from_pem(pem("hub.crt").as_bytes(), pem("hub.key").as_bytes()).unwrap();
+    let encrypted = hub.private_key_pem(Some(b"s3cret")).unwrap();
+    let key_file = std::env::temp_dir().join(format!(
+        "edihub-partners-encrypted-{}.key",
+        std::process::id()
+    ));
+    std::fs::write(&key_file, &encrypted).unwrap();
+    let rows = store::DirectoryRows {
+        identities: vec![store::IdentityRow {
+            as2_id: "EDIHUB-EU".into(),
+            certificate_pem: pem("hub.crt"),
+            private_key_pem: String::from_utf8(encrypted).unwrap(),
+        }],
+        partners: vec![],
+    };
+    assert!(rows.identities[0].key_encrypted());
+    let mut with_passphrase = GatewaySettings {
+        hub_private_key: Some(key_file.clone()),
+        hub_key_passphrase: Some(edihub_config::Secret::new("s3cret")),
+        ..settings()
+    };
+    let (directory, problems) = Directory::with_database(&with_passphrase, &rows).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(directory.identity("EDIHUB").unwrap().keys.is_some());
+    assert!(directory.identity("EDIHUB-EU").unwrap().keys.is_some());
+
+    // Without the passphrase the encrypted file cannot be used at all ...
+    with_passphrase.hub_key_passphrase = None;
+    let error = Directory::from_settings(&with_passphrase).expect_err("no passphrase");
+    assert!(error.to_string().contains("hub identity"), "{error}");
+    // ... and the database row is reported, not fatal.
+    let (directory, problems) = Directory::with_database(&settings(), &rows).unwrap();
+    assert!(directory.identity("EDIHUB-EU").is_none());
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("no passphrase"), "{problems:?}");
+    std::fs::remove_file(key_file).ok();
+}
