@@ -8,7 +8,7 @@
 
 use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
-use edihub_outbox::{OutboxRecord, Publisher, Relay};
+use edihub_outbox::{OutboxRecord, PublishError, Publisher, Relay};
 use edihub_tests::spawn_app;
 use rdkafka::ClientConfig;
 use rdkafka::Message;
@@ -133,7 +133,7 @@ struct Timed {
 }
 
 impl Publisher for Timed {
-    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
+    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), PublishError>> {
         let called = chrono::Utc::now();
         let started = Instant::now();
         let outcomes = self.inner.publish(records).await;

@@ -281,20 +281,11 @@ async fn killing_relays_consumers_and_the_broker_loses_nothing_and_doubles_nothi
         PrivateBroker::start(&app.s3, &format!("tansu-chaos-{}", app.suffix), &logs).await;
     app.kafka.brokers = broker.brokers.clone();
     let order_topic = format!("edi.chaos.order.{}", app.suffix);
-    let topics = &app.kafka.topics;
-    edihub_kafka::ensure_topics(
-        &app.kafka,
-        &[
-            &topics.inbound_received,
-            &topics.invoice_canonical,
-            &topics.inbound_rejected,
-            &topics.acknowledgement_issued,
-            &topics.dead_letter,
-            &order_topic,
-        ],
-    )
-    .await
-    .expect("create the topics on the test's broker");
+    let mut names = app.kafka.topics.all().to_vec();
+    names.push(&order_topic);
+    edihub_kafka::ensure_topics(&app.kafka, &names)
+        .await
+        .expect("create the topics on the test's broker");
 
     let config = config_file(&app);
     let mut children = Services(

@@ -1,6 +1,6 @@
 //! Purging with an archive: nothing is deleted before it is exported, nothing twice.
 
-use edihub_archive::purge::{ExportManifest, purge_inbox, purge_outbox};
+use edihub_outbox::purge::{ExportManifest, purge_sent};
 use edihub_tests::spawn_app;
 use flate2::read::GzDecoder;
 use std::io::Read;
@@ -22,7 +22,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     .expect("age rows");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
 
-    let dry = purge_outbox(&app.pool, &app.store, cutoff, 2, true)
+    let dry = purge_sent(&app.pool, &app.store, cutoff, 2, true)
         .await
         .expect("dry run");
     assert_eq!(dry.rows_exported, 3);
@@ -32,7 +32,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
         "a dry run deletes nothing"
     );
 
-    let report = purge_outbox(&app.pool, &app.store, cutoff, 2, false)
+    let report = purge_sent(&app.pool, &app.store, cutoff, 2, false)
         .await
         .expect("purge");
     assert_eq!(
@@ -89,7 +89,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     assert_eq!(exported, 3);
 
     // Running again exports nothing twice.
-    let again = purge_outbox(&app.pool, &app.store, cutoff, 2, false)
+    let again = purge_sent(&app.pool, &app.store, cutoff, 2, false)
         .await
         .expect("again");
     assert_eq!((again.chunks, again.rows_exported), (0, 0));
@@ -107,7 +107,12 @@ async fn old_inbox_rows_are_deleted_in_batches() {
     .await
     .expect("inbox rows");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
-    assert_eq!(purge_inbox(&app.pool, cutoff, 10).await.expect("purge"), 25);
+    assert_eq!(
+        edihub_inbox::purge(&app.pool, cutoff, 10)
+            .await
+            .expect("purge"),
+        25
+    );
     assert_eq!(app.count("SELECT count(*) FROM inbox").await, 5);
 }
 
@@ -128,7 +133,7 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
     .expect("set up");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
     assert!(
-        purge_outbox(&app.pool, &app.store, cutoff, 10, false)
+        purge_sent(&app.pool, &app.store, cutoff, 10, false)
             .await
             .is_err()
     );
@@ -142,7 +147,7 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
         .execute(&app.pool)
         .await
         .expect("drop trigger");
-    let report = purge_outbox(&app.pool, &app.store, cutoff, 10, false)
+    let report = purge_sent(&app.pool, &app.store, cutoff, 10, false)
         .await
         .expect("rerun");
     assert_eq!(

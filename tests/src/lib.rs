@@ -203,18 +203,9 @@ pub async fn spawn_app_with(
     kafka.topics.inbound_rejected = format!("edi.inbound.rejected.{suffix}");
     kafka.topics.acknowledgement_issued = format!("edi.acknowledgement.issued.{suffix}");
     kafka.topics.dead_letter = format!("edi.dead-letter.{suffix}");
-    edihub_kafka::ensure_topics(
-        &kafka,
-        &[
-            &kafka.topics.inbound_received,
-            &kafka.topics.invoice_canonical,
-            &kafka.topics.inbound_rejected,
-            &kafka.topics.acknowledgement_issued,
-            &kafka.topics.dead_letter,
-        ],
-    )
-    .await
-    .expect("create test topics (is the broker up?)");
+    edihub_kafka::ensure_topics(&kafka, &kafka.topics.all())
+        .await
+        .expect("create test topics (is the broker up?)");
 
     let mut s3 = S3Settings::default();
     if let Ok(endpoint) = std::env::var("S3_ENDPOINT") {

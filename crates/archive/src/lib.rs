@@ -1,13 +1,15 @@
 //! The audit archive: each accepted original, stored immutably in S3 with Object Lock
-//! (COMPLIANCE mode, retained 10 years from receipt), and the record that proves it.
+//! (COMPLIANCE mode, retained 10 years from receipt), and the record that proves it
+//! (the `archive_record` table). The store is also where the outbox purge exports to
+//! (`edihub_outbox::purge::Archive`).
 //!
 //! Architecture invariant: the `archive_record` row commits in the same transaction as
 //! the archive consumer's inbox row, so an event is archived once per consumer; a crash
 //! after the PUT and before the commit leaves an extra object *version* under the same
 //! deterministic key, never a missing one.
 
+mod export;
 mod handler;
-pub mod purge;
 mod store;
 
 pub use handler::{ArchiveError, Archiver};
@@ -16,8 +18,6 @@ pub use store::{ArchiveStore, StoreError, object_key, retain_until};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
-
-pub(crate) use edihub_journal::sha256_hex;
 
 /// What the archive record says about one message.
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -33,6 +33,19 @@ pub struct TopicSettings {
     pub dead_letter: String,
 }
 
+impl TopicSettings {
+    /// Every topic the hub writes to, for creating them (`edihub init`, tests).
+    pub fn all(&self) -> [&str; 5] {
+        [
+            &self.inbound_received,
+            &self.invoice_canonical,
+            &self.inbound_rejected,
+            &self.acknowledgement_issued,
+            &self.dead_letter,
+        ]
+    }
+}
+
 impl Default for TopicSettings {
     fn default() -> Self {
         Self {

@@ -1,8 +1,12 @@
-//! The consumer inbox: how a consumer applies each event at most once although Kafka
-//! delivers at least once.
+//! The consumer inbox (the `inbox` table): how a consumer applies each event at most
+//! once although Kafka delivers at least once.
 //!
 //! Architecture invariant: [`claim`] runs inside the transaction that applies the
 //! event's effect, so "seen" and "done" commit together or not at all.
+
+mod purge;
+
+pub use purge::purge;
 
 use sqlx::PgConnection;
 use uuid::Uuid;

@@ -11,13 +11,17 @@
 //! When a batch fails as a whole, its accepts are retried one by one, so one bad row
 //! cannot fail the others and each request gets its own error.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use edihub_outbox::NewEvent;
-use sqlx::PgPool;
+use edihub_outbox::{NewEvent, channels, insert};
+use sqlx::error::BoxDynError;
+use sqlx::postgres::PgArguments;
+use sqlx::{Arguments as _, PgPool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
+use crate::accept::{INSERT_MDN, INSERT_MESSAGE};
+use crate::mdn::headers_json;
 use crate::{AcceptedMessage, JournalError, StoredMdn, accept, sha256_hex};
 
 /// What one accepted request writes: the message, its MDN, the `EdiMessageReceived`
@@ -121,22 +125,12 @@ async fn write(pool: &PgPool, batch: &[Pending]) -> Vec<Result<(), JournalError>
 
 /// The multi-row form of [`crate::accept`]'s statement: columns bound as arrays and
 /// unnested. A message whose AS2 identity exists already (or repeats one earlier in
-/// the batch) inserts nothing, exactly as in the single form. Returns the ids of the
-/// messages inserted.
-async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx::Error> {
-    let accepts: Vec<&Accept> = batch.iter().map(|p| &p.accept).collect();
-    let ids: Vec<Uuid> = accepts.iter().map(|a| a.message.id).collect();
-    let deliveries: Vec<Option<&NewEvent>> = accepts.iter().map(|a| a.delivery.as_ref()).collect();
-    let mdn_headers: Vec<serde_json::Value> = accepts
-        .iter()
-        .map(|a| serde_json::to_value(&a.mdn.headers).unwrap_or(serde_json::Value::Null))
-        .collect();
-    sqlx::query_scalar(
+/// the batch) inserts nothing, exactly as in the single form. The outbox parts are
+/// `edihub_outbox::insert`'s, keyed by the message id.
+static INSERT_MANY: LazyLock<String> = LazyLock::new(|| {
+    format!(
         "WITH message AS (
-             INSERT INTO edi_message (id, as2_from, as2_to, as2_message_id, content_type,
-                                      as2_headers, raw_body, payload, payload_sha256,
-                                      payload_size, unb_sender, unb_recipient, unb_reference,
-                                      received_at)
+             {message}
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                   $6::jsonb[], $7::bytea[], $8::bytea[], $9::text[],
                                   $10::int8[], $11::text[], $12::text[], $13::text[],
@@ -144,76 +138,67 @@ async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx
              ON CONFLICT ON CONSTRAINT edi_message_as2_identity DO NOTHING
              RETURNING id),
          receipt AS (
-             INSERT INTO mdn (message_id, mdn_message_id, disposition, content_type, headers,
-                              body, created_at)
+             {receipt}
              SELECT r.* FROM unnest($1::uuid[], $15::text[], $16::text[], $17::text[],
                                     $18::jsonb[], $19::bytea[], $14::timestamptz[])
                  AS r(message_id, mdn_message_id, disposition, content_type, headers, body,
                       created_at)
              WHERE r.message_id IN (SELECT id FROM message)),
-         event AS (
-             INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload,
-                                 headers, channel)
-             SELECT e.id, e.aggregate_type, e.aggregate_id, e.event_type, e.topic, e.payload,
-                    e.headers, $27
-             FROM unnest($1::uuid[], $20::uuid[], $21::text[], $22::text[], $23::text[],
-                         $24::text[], $25::jsonb[], $26::jsonb[]) WITH ORDINALITY
-                 AS e(message_id, id, aggregate_type, aggregate_id, event_type, topic,
-                      payload, headers, n)
-             WHERE e.message_id IN (SELECT id FROM message)
-             ORDER BY e.n),
-         delivery AS (
-             INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload,
-                                 headers, channel)
-             SELECT d.id, d.aggregate_type, d.aggregate_id, d.event_type, d.topic, d.payload,
-                    d.headers, $35
-             FROM unnest($1::uuid[], $28::uuid[], $29::text[], $30::text[], $31::text[],
-                         $32::text[], $33::jsonb[], $34::jsonb[]) WITH ORDINALITY
-                 AS d(message_id, id, aggregate_type, aggregate_id, event_type, topic,
-                      payload, headers, n)
-             WHERE d.id IS NOT NULL AND d.message_id IN (SELECT id FROM message)
-             ORDER BY d.n)
+         event AS ({event}),
+         delivery AS ({delivery})
          SELECT id FROM message",
+        message = INSERT_MESSAGE,
+        receipt = INSERT_MDN,
+        event = insert::unnest(EVENT, "$1::uuid[]", "e.key IN (SELECT id FROM message)"),
+        delivery = insert::unnest(
+            DELIVERY,
+            "$1::uuid[]",
+            "e.id IS NOT NULL AND e.key IN (SELECT id FROM message)"
+        ),
     )
-    .bind(&ids)
-    .bind(texts(&accepts, |a| &a.message.as2_from))
-    .bind(texts(&accepts, |a| &a.message.as2_to))
-    .bind(texts(&accepts, |a| &a.message.as2_message_id))
-    .bind(texts(&accepts, |a| &a.message.content_type))
-    .bind(column(&accepts, |a| &a.message.as2_headers))
-    .bind(column(&accepts, |a| a.message.raw_body.as_slice()))
-    .bind(column(&accepts, |a| a.message.payload.as_slice()))
-    .bind(column(&accepts, |a| sha256_hex(&a.message.payload)))
-    .bind(column(&accepts, |a| a.message.payload.len() as i64))
-    .bind(column(&accepts, |a| a.message.unb_sender.as_deref()))
-    .bind(column(&accepts, |a| a.message.unb_recipient.as_deref()))
-    .bind(column(&accepts, |a| a.message.unb_reference.as_deref()))
-    .bind(column(&accepts, |a| a.message.received_at))
-    .bind(texts(&accepts, |a| &a.mdn.mdn_message_id))
-    .bind(texts(&accepts, |a| &a.mdn.disposition))
-    .bind(texts(&accepts, |a| &a.mdn.content_type))
-    .bind(&mdn_headers)
-    .bind(column(&accepts, |a| a.mdn.body.as_slice()))
-    .bind(column(&accepts, |a| a.event.id))
-    .bind(texts(&accepts, |a| &a.event.aggregate_type))
-    .bind(texts(&accepts, |a| &a.event.aggregate_id))
-    .bind(texts(&accepts, |a| &a.event.event_type))
-    .bind(texts(&accepts, |a| &a.event.topic))
-    .bind(column(&accepts, |a| &a.event.payload))
-    .bind(column(&accepts, |a| &a.event.headers))
-    .bind(edihub_outbox::channels::KAFKA)
-    .bind(column(&deliveries, |d| d.map(|d| d.id)))
-    .bind(column(&deliveries, |d| {
-        d.map(|d| d.aggregate_type.as_str())
-    }))
-    .bind(column(&deliveries, |d| d.map(|d| d.aggregate_id.as_str())))
-    .bind(column(&deliveries, |d| d.map(|d| d.event_type.as_str())))
-    .bind(column(&deliveries, |d| d.map(|d| d.topic.as_str())))
-    .bind(column(&deliveries, |d| d.map(|d| &d.payload)))
-    .bind(column(&deliveries, |d| d.map(|d| &d.headers)))
-    .bind(edihub_outbox::channels::AS2_MDN)
-    .fetch_all(pool)
-    .await
+});
+
+/// The first parameter of the events' outbox part, after the messages' and the MDNs'.
+const EVENT: usize = 20;
+/// The first parameter of the deliveries' outbox part.
+const DELIVERY: usize = EVENT + insert::PARAMETERS;
+
+/// Writes a batch with [`INSERT_MANY`]. Returns the ids of the messages inserted.
+async fn insert_many(pool: &PgPool, batch: &[Pending]) -> Result<Vec<Uuid>, sqlx::Error> {
+    let accepts: Vec<&Accept> = batch.iter().map(|p| &p.accept).collect();
+    let args = arguments(&accepts).map_err(sqlx::Error::Encode)?;
+    sqlx::query_scalar_with(INSERT_MANY.as_str(), args)
+        .fetch_all(pool)
+        .await
+}
+
+fn arguments(accepts: &[&Accept]) -> Result<PgArguments, BoxDynError> {
+    let mut args = PgArguments::default();
+    args.add(column(accepts, |a| a.message.id))?;
+    args.add(texts(accepts, |a| &a.message.as2_from))?;
+    args.add(texts(accepts, |a| &a.message.as2_to))?;
+    args.add(texts(accepts, |a| &a.message.as2_message_id))?;
+    args.add(texts(accepts, |a| &a.message.content_type))?;
+    args.add(column(accepts, |a| &a.message.as2_headers))?;
+    args.add(column(accepts, |a| a.message.raw_body.as_slice()))?;
+    args.add(column(accepts, |a| a.message.payload.as_slice()))?;
+    args.add(column(accepts, |a| sha256_hex(&a.message.payload)))?;
+    args.add(column(accepts, |a| a.message.payload.len() as i64))?;
+    args.add(column(accepts, |a| a.message.unb_sender.as_deref()))?;
+    args.add(column(accepts, |a| a.message.unb_recipient.as_deref()))?;
+    args.add(column(accepts, |a| a.message.unb_reference.as_deref()))?;
+    args.add(column(accepts, |a| a.message.received_at))?;
+    args.add(texts(accepts, |a| &a.mdn.mdn_message_id))?;
+    args.add(texts(accepts, |a| &a.mdn.disposition))?;
+    args.add(texts(accepts, |a| &a.mdn.content_type))?;
+    args.add(column(accepts, |a| headers_json(&a.mdn.headers)))?;
+    args.add(column(accepts, |a| a.mdn.body.as_slice()))?;
+    debug_assert_eq!(args.len() + 1, EVENT);
+    let events = column(accepts, |a| Some(&a.event));
+    insert::bind_arrays(&mut args, &events, channels::KAFKA)?;
+    let deliveries = column(accepts, |a| a.delivery.as_ref());
+    insert::bind_arrays(&mut args, &deliveries, channels::AS2_MDN)?;
+    Ok(args)
 }
 
 /// One text column of the batch.
@@ -225,3 +210,6 @@ fn texts<'a>(accepts: &[&'a Accept], field: impl Fn(&'a Accept) -> &'a String) -
 fn column<T: Copy, U>(rows: &[T], field: impl Fn(T) -> U) -> Vec<U> {
     rows.iter().map(|&row| field(row)).collect()
 }
+
+#[cfg(test)]
+mod tests;

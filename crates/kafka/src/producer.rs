@@ -1,7 +1,7 @@
 use crate::KafkaError;
 use edihub_config::KafkaSettings;
 use edihub_events::headers;
-use edihub_outbox::{OutboxRecord, Publisher};
+use edihub_outbox::{OutboxRecord, PublishError, Publisher};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
@@ -79,8 +79,14 @@ fn record_headers(record: &OutboxRecord, time: &str) -> OwnedHeaders {
     out
 }
 
+/// librdkafka dropped a record's delivery report without an outcome (the producer was
+/// torn down): it may or may not have been written, so the row is retried.
+#[derive(Debug, thiserror::Error)]
+#[error("delivery cancelled")]
+struct DeliveryCancelled;
+
 impl Publisher for KafkaPublisher {
-    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
+    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), PublishError>> {
         // Enqueue every record first, then await the acks: the batch travels together and
         // librdkafka keeps per-partition order.
         let mut pending = Vec::with_capacity(records.len());
@@ -98,11 +104,11 @@ impl Publisher for KafkaPublisher {
         let mut outcomes = Vec::with_capacity(records.len());
         for delivery in pending {
             let outcome = match delivery {
-                Err(error) => Err(error.to_string()),
+                Err(error) => Err(PublishError::new(error)),
                 Ok(future) => match future.await {
                     Ok(Ok(_)) => Ok(()),
-                    Ok(Err((error, _))) => Err(error.to_string()),
-                    Err(_cancelled) => Err("delivery cancelled".to_owned()),
+                    Ok(Err((error, _))) => Err(PublishError::new(error)),
+                    Err(_cancelled) => Err(PublishError::new(DeliveryCancelled)),
                 },
             };
             outcomes.push(outcome);

@@ -11,12 +11,14 @@
 //! (`edihub_as2::receipt_url`); the poster follows no redirects, so it cannot be steered
 //! elsewhere afterwards.
 
-use edihub_outbox::{NewEvent, OutboxRecord, Publisher, channels};
+mod poster;
+
+pub use poster::{MdnPoster, PostError};
+
+use edihub_outbox::{NewEvent, channels};
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
-use std::collections::HashMap;
 use std::time::Duration;
-use tracing::Instrument as _;
 use url::Url;
 use uuid::Uuid;
 
@@ -80,136 +82,4 @@ pub fn http_client(timeout: Duration) -> Result<reqwest::Client, DeliveryError> 
         .connect_timeout(timeout)
         .user_agent(concat!("edihub/", env!("CARGO_PKG_VERSION")))
         .build()?)
-}
-
-/// Publishes `as2-mdn` outbox rows by POSTing the stored MDNs.
-pub struct MdnPoster {
-    pool: PgPool,
-    client: reqwest::Client,
-}
-
-/// An MDN as stored by the journal, as the poster needs it.
-struct StoredMdn {
-    content_type: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl MdnPoster {
-    pub fn new(pool: PgPool, client: reqwest::Client) -> Self {
-        Self { pool, client }
-    }
-
-    async fn load(&self, ids: &[Uuid]) -> Result<HashMap<Uuid, StoredMdn>, sqlx::Error> {
-        let rows: Vec<(Uuid, String, serde_json::Value, Vec<u8>)> = sqlx::query_as(
-            "SELECT message_id, content_type, headers, body FROM mdn WHERE message_id = ANY($1)",
-        )
-        .bind(ids)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, content_type, headers, body)| {
-                let headers = serde_json::from_value(headers).unwrap_or_default();
-                (
-                    id,
-                    StoredMdn {
-                        content_type,
-                        headers,
-                        body,
-                    },
-                )
-            })
-            .collect())
-    }
-
-    async fn post(&self, delivery: &MdnDelivery, mdn: &StoredMdn) -> Result<(), String> {
-        let mut request = self
-            .client
-            .post(&delivery.url)
-            .header(reqwest::header::CONTENT_TYPE, &mdn.content_type)
-            .body(mdn.body.clone());
-        for (name, value) in &mdn.headers {
-            if !name.eq_ignore_ascii_case("content-type") {
-                request = request.header(name.as_str(), value.as_str());
-            }
-        }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| format!("POST {}: {e}", delivery.url))?;
-        let status = response.status();
-        if status.is_success() {
-            Ok(())
-        } else {
-            Err(format!("POST {}: HTTP {status}", delivery.url))
-        }
-    }
-
-    async fn deliver(
-        &self,
-        record: &OutboxRecord,
-        delivery: &Result<MdnDelivery, String>,
-        mdns: &HashMap<Uuid, StoredMdn>,
-    ) -> Result<(), String> {
-        let delivery = delivery.as_ref().map_err(Clone::clone)?;
-        let span = tracing::info_span!(
-            "async_mdn",
-            message_id = %delivery.message_id,
-            url = %delivery.url,
-            attempt = record.attempts + 1,
-        );
-        async {
-            let mdn = mdns
-                .get(&delivery.message_id)
-                .ok_or_else(|| format!("no stored MDN for message {}", delivery.message_id))?;
-            let outcome = self.post(delivery, mdn).await;
-            let label = match &outcome {
-                Ok(()) => {
-                    tracing::info!("async MDN delivered");
-                    "delivered"
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "async MDN not delivered");
-                    "error"
-                }
-            };
-            edihub_metrics::AS2_ASYNC_MDN_POSTS
-                .with_label_values(&[label])
-                .inc();
-            outcome
-        }
-        .instrument(span)
-        .await
-    }
-}
-
-impl Publisher for MdnPoster {
-    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), String>> {
-        let deliveries: Vec<Result<MdnDelivery, String>> = records
-            .iter()
-            .map(|r| {
-                MdnDelivery::deserialize(&r.payload)
-                    .map_err(|e| format!("unreadable delivery row: {e}"))
-            })
-            .collect();
-        let ids: Vec<Uuid> = deliveries
-            .iter()
-            .filter_map(|d| d.as_ref().ok().map(|d| d.message_id))
-            .collect();
-        let mdns = match self.load(&ids).await {
-            Ok(mdns) => mdns,
-            Err(e) => {
-                let error = format!("cannot load the MDNs: {e}");
-                return records.iter().map(|_| Err(error.clone())).collect();
-            }
-        };
-        // One partner's slow receiver must not hold the others' MDNs back: POST the
-        // batch concurrently (its size is the channel's `batch_size`).
-        let posts = records
-            .iter()
-            .zip(&deliveries)
-            .map(|(record, delivery)| self.deliver(record, delivery, &mdns));
-        futures::future::join_all(posts).await
-    }
 }

@@ -125,6 +125,23 @@ pub async fn reset_to_pending(
     Ok(ids.into_iter().map(|(id,)| id).collect())
 }
 
+/// Every row of one aggregate (a message's events), in `seq` order, as the JSON that
+/// `edihub message` prints: what happened to each event, not its payload.
+pub async fn aggregate_json(
+    pool: &PgPool,
+    aggregate_id: &str,
+) -> Result<serde_json::Value, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'event_type', event_type,
+                'topic', topic, 'status', status, 'attempts', attempts, 'sent_at', sent_at,
+                'last_error', last_error) ORDER BY seq), '[]'::jsonb)
+         FROM outbox WHERE aggregate_id = $1",
+    )
+    .bind(aggregate_id)
+    .fetch_one(pool)
+    .await
+}
+
 /// The outbox's backlog, for the relay's gauges and alerts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Backlog {

@@ -1,14 +1,20 @@
-//! The transactional outbox: [`enqueue`] writes an event in the caller's transaction;
-//! the [`Relay`] (its own process) publishes pending rows and marks them SENT only
-//! after the broker acknowledged them.
+//! The transactional outbox (the `outbox` table): [`enqueue`] writes an event in the
+//! caller's transaction; the [`Relay`] (its own process) publishes pending rows and marks
+//! them SENT only after the broker acknowledged them. [`insert`] lends the INSERT to
+//! statements of other crates (the journal's accept), [`admin`] and [`purge`] are the
+//! operators' tools.
 //!
 //! Architecture invariant: only the relay publishes to Kafka. Everything else that wants
 //! to tell the world something writes an outbox row in the transaction of its change.
 
 pub mod admin;
+pub mod insert;
+mod publish;
+pub mod purge;
 mod relay;
 
-pub use relay::{Publisher, Relay, StepReport};
+pub use publish::{PublishError, Publisher};
+pub use relay::{Relay, StepReport};
 
 /// Where a row goes once committed: each channel has its own relay.
 pub mod channels {
@@ -20,6 +26,7 @@ pub mod channels {
 
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
+use sqlx::postgres::PgArguments;
 use uuid::Uuid;
 
 /// An event to be published, as written by the business transaction.
@@ -71,20 +78,10 @@ pub async fn enqueue_on(
     channel: &str,
     event: &NewEvent,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload, headers,
-                             channel)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
-    .bind(event.id)
-    .bind(&event.aggregate_type)
-    .bind(&event.aggregate_id)
-    .bind(&event.event_type)
-    .bind(&event.topic)
-    .bind(&event.payload)
-    .bind(&event.headers)
-    .bind(channel)
-    .execute(conn)
-    .await?;
+    let mut args = PgArguments::default();
+    insert::bind(&mut args, Some(event), channel).map_err(sqlx::Error::Encode)?;
+    sqlx::query_with(insert::single(), args)
+        .execute(conn)
+        .await?;
     Ok(())
 }

@@ -7,12 +7,11 @@
 //! rollback: they are published again later (at-least-once; consumers dedupe).
 //! Order per aggregate across any number of relays: see [`CLAIM`].
 
-use crate::OutboxRecord;
+use crate::{OutboxRecord, Publisher};
 use edihub_config::RelaySettings;
 use rand::Rng;
 use sqlx::postgres::PgListener;
 use sqlx::{PgPool, Postgres, Transaction};
-use std::future::Future;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -39,15 +38,6 @@ const CLAIM: &str = "
 
 /// The channel the `outbox_notify` trigger signals on commit.
 pub const NOTIFY_CHANNEL: &str = "outbox_pending";
-
-/// Sends records to the broker. Returns one result per record, in order; `Ok` means the
-/// broker acknowledged the record (for Kafka: written to all in-sync replicas).
-pub trait Publisher: Send + Sync {
-    fn publish(
-        &self,
-        records: &[OutboxRecord],
-    ) -> impl Future<Output = Vec<Result<(), String>>> + Send;
-}
 
 /// What one step did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -192,7 +182,7 @@ impl<P: Publisher> Relay<P> {
                     )
                     .bind(record.id)
                     .bind(attempts)
-                    .bind(&error)
+                    .bind(error.to_string())
                     .bind(dead)
                     .bind(delay.as_secs_f64())
                     .execute(&mut *tx)
@@ -309,23 +299,4 @@ pub(crate) fn backoff(settings: &RelaySettings, attempts: i32) -> Duration {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        let settings = RelaySettings {
-            base_backoff_ms: 100,
-            max_backoff_ms: 1000,
-            ..RelaySettings::default()
-        };
-        for _ in 0..50 {
-            let first = backoff(&settings, 1).as_millis();
-            assert!((50..=100).contains(&first), "{first}");
-            let third = backoff(&settings, 3).as_millis();
-            assert!((200..=400).contains(&third), "{third}");
-            let capped = backoff(&settings, 30).as_millis();
-            assert!((500..=1000).contains(&capped), "{capped}");
-        }
-    }
-}
+mod tests;

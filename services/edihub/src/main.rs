@@ -3,6 +3,7 @@
 
 mod commands;
 mod edifact_cmd;
+mod inbox_cmd;
 mod outbox_cmd;
 mod partner_cmd;
 
@@ -12,7 +13,7 @@ use serde::Deserialize;
 use std::path::PathBuf;
 
 // Many short-lived allocations per message (parser, S/MIME): mimalloc serves them
-// markedly faster than glibc's malloc (see "Benchmarks" in README.md).
+// markedly faster than glibc's malloc (docs/benchmarks.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -42,29 +43,7 @@ enum Command {
     Init,
     /// Send FILE to a hub as an AS2 message (plain, or signed/encrypted/compressed) and
     /// print and check the MDN.
-    Send {
-        file: PathBuf,
-        /// The hub's AS2 endpoint.
-        #[arg(
-            long,
-            env = "EDIHUB_AS2_URL",
-            default_value = "http://127.0.0.1:8080/as2"
-        )]
-        url: String,
-        /// Our AS2 name (the partner's).
-        #[arg(long, default_value = "ACME-SUPPLIER")]
-        from: String,
-        /// The hub's AS2 name.
-        #[arg(long, default_value = "EDIHUB")]
-        to: String,
-        /// Message-ID to send (default: a fresh one). Reuse one to test resends.
-        #[arg(long)]
-        message_id: Option<String>,
-        #[arg(long, default_value = "application/edifact")]
-        content_type: String,
-        #[command(flatten)]
-        security: commands::SendSecurity,
-    },
+    Send(commands::SendArgs),
     /// Show what the hub did with a message: journal, outbox, invoices, archive.
     Message {
         /// The hub's message id or the partner's AS2 Message-ID.
@@ -101,7 +80,7 @@ enum Command {
     /// Inbox housekeeping.
     Inbox {
         #[command(subcommand)]
-        command: outbox_cmd::InboxCommand,
+        command: inbox_cmd::InboxCommand,
     },
     /// Partnerships in the database: add, list, show, update, remove.
     Partner {
@@ -144,26 +123,7 @@ async fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Migrate => commands::migrate(&settings).await,
         Command::Init => commands::init(&settings).await,
-        Command::Send {
-            file,
-            url,
-            from,
-            to,
-            message_id,
-            content_type,
-            security,
-        } => {
-            commands::send(commands::SendArgs {
-                file,
-                url,
-                from,
-                to,
-                message_id,
-                content_type,
-                security,
-            })
-            .await
-        }
+        Command::Send(args) => commands::send(args).await,
         Command::Message { id, wait } => commands::show_message(&settings, &id, wait).await,
         Command::Events {
             topic,
@@ -180,7 +140,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Edifact { command } => edifact_cmd::run(command),
         Command::Outbox { command } => outbox_cmd::run(&settings, command).await,
-        Command::Inbox { command } => outbox_cmd::run_inbox(&settings, command).await,
+        Command::Inbox { command } => inbox_cmd::run(&settings, command).await,
         Command::Partner { command } => partner_cmd::run_partner(&settings, command).await,
         Command::Identity { command } => partner_cmd::run_identity(&settings, command).await,
         Command::Audit {

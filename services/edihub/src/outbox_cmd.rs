@@ -1,4 +1,4 @@
-//! `edihub outbox failed|requeue|replay`: the dead-letter tools.
+//! `edihub outbox failed|requeue|replay|purge`: the dead-letter tools and housekeeping.
 
 use crate::Settings;
 use anyhow::Context;
@@ -43,35 +43,9 @@ pub enum OutboxCommand {
     },
 }
 
-#[derive(Subcommand)]
-pub enum InboxCommand {
-    /// Delete inbox rows older than N days, in bounded batches. Choose N larger than
-    /// the longest time an event can be redelivered (Kafka retention, replays).
-    Purge {
-        #[arg(long)]
-        older_than_days: u32,
-        #[arg(long, default_value_t = 1000)]
-        batch: i64,
-    },
-}
-
-fn cutoff(days: u32) -> DateTime<Utc> {
+/// The instant `days` days ago: rows older than this are purged.
+pub(crate) fn cutoff(days: u32) -> DateTime<Utc> {
     Utc::now() - chrono::Duration::days(i64::from(days))
-}
-
-pub async fn run_inbox(settings: &Settings, command: InboxCommand) -> anyhow::Result<()> {
-    let pool = edihub_db::pool(&settings.database)?;
-    match command {
-        InboxCommand::Purge {
-            older_than_days,
-            batch,
-        } => {
-            let deleted =
-                edihub_archive::purge::purge_inbox(&pool, cutoff(older_than_days), batch).await?;
-            eprintln!("inbox purge: {deleted} row(s) deleted");
-        }
-    }
-    Ok(())
 }
 
 #[derive(Args)]
@@ -125,7 +99,7 @@ pub async fn run(settings: &Settings, command: OutboxCommand) -> anyhow::Result<
             dry_run,
         } => {
             let store = edihub_archive::ArchiveStore::new(&settings.s3);
-            let report = edihub_archive::purge::purge_outbox(
+            let report = edihub_outbox::purge::purge_sent(
                 &pool,
                 &store,
                 cutoff(older_than_days),

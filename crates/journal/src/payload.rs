@@ -1,0 +1,76 @@
+//! Claim checks: events carry a reference to the journal's payload, and consumers load
+//! it here and prove it is the one the event describes.
+
+use crate::sha256_hex;
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+/// The stored payload a claim check points to, with what the journal knows of it.
+#[derive(Debug, Clone)]
+pub struct StoredPayload {
+    pub payload: Vec<u8>,
+    pub sha256: String,
+    pub as2_from: String,
+    pub received_at: DateTime<Utc>,
+}
+
+/// Loads a journal payload inside the caller's transaction.
+pub async fn load_payload(
+    conn: &mut PgConnection,
+    message_id: Uuid,
+) -> Result<Option<StoredPayload>, sqlx::Error> {
+    let row: Option<(Vec<u8>, String, String, DateTime<Utc>)> = sqlx::query_as(
+        "SELECT payload, payload_sha256, as2_from, received_at FROM edi_message WHERE id = $1",
+    )
+    .bind(message_id)
+    .fetch_optional(conn)
+    .await?;
+    Ok(
+        row.map(|(payload, sha256, as2_from, received_at)| StoredPayload {
+            payload,
+            sha256,
+            as2_from,
+            received_at,
+        }),
+    )
+}
+
+/// Why a claim check could not be resolved. The digest case means the journal and the
+/// event disagree: retrying cannot help, an operator must look.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimCheckError {
+    #[error("claim check {0} does not point into the journal")]
+    Foreign(String),
+    #[error("claim check {0} points to no journal row")]
+    Missing(String),
+    #[error("claim check digest mismatch: event says {expected}, journal has {actual}")]
+    DigestMismatch { expected: String, actual: String },
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Loads the payload a claim check refers to, inside the caller's transaction, and
+/// proves it is the one the event describes: the SHA-256 of the bytes read must equal
+/// the event's. Returns the journal message id and the payload (its `sha256` is the
+/// digest just verified).
+pub async fn resolve_claim_check(
+    conn: &mut PgConnection,
+    claim: &edihub_events::ClaimCheck,
+) -> Result<(Uuid, StoredPayload), ClaimCheckError> {
+    let message_id = claim
+        .journal_message_id()
+        .ok_or_else(|| ClaimCheckError::Foreign(claim.reference.clone()))?;
+    let mut stored = load_payload(conn, message_id)
+        .await?
+        .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?;
+    let actual = sha256_hex(&stored.payload);
+    if actual != claim.sha256 {
+        return Err(ClaimCheckError::DigestMismatch {
+            expected: claim.sha256.clone(),
+            actual,
+        });
+    }
+    stored.sha256 = actual;
+    Ok((message_id, stored))
+}

@@ -1,0 +1,218 @@
+//! Housekeeping that never loses audit data: SENT rows older than a cutoff are exported
+//! to an [`Archive`] (gzip JSON lines and a manifest, locked against deletion) and
+//! deleted only after the export is confirmed.
+//!
+//! The archive is a trait so that this crate, which the archive's own crates depend on,
+//! does not depend on the object store: `edihub_archive` implements it for its S3 store.
+
+use chrono::{DateTime, Utc};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use std::future::Future;
+use std::io::Write;
+use uuid::Uuid;
+
+/// Where exported rows go: an object store that keeps what it is given for the audit
+/// retention, whatever anyone asks later.
+pub trait Archive: Sync {
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The object stored under `key`; an error when there is none.
+    fn get(&self, key: &str) -> impl Future<Output = Result<Vec<u8>, Self::Error>> + Send;
+
+    /// Stores `bytes` under `key`, locked for the retention period counted from
+    /// `retained_from` (the start of the purge, the same for all its objects).
+    fn put_locked(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        content_type: &str,
+        retained_from: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PurgeError {
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error(transparent)]
+    Archive(Box<dyn std::error::Error + Send + Sync>),
+    #[error("cannot encode the export: {0}")]
+    Encode(#[from] std::io::Error),
+}
+
+impl PurgeError {
+    fn archive(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Archive(Box::new(error))
+    }
+}
+
+/// One exported chunk of the outbox, as recorded in its manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportManifest {
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub rows: usize,
+    /// Object key of the gzip JSON-lines file.
+    pub data_key: String,
+    /// Lower-case hex SHA-256 of the gzip file as stored.
+    pub data_sha256: String,
+    pub exported_before: DateTime<Utc>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct PurgeReport {
+    pub chunks: usize,
+    pub rows_exported: usize,
+    pub rows_deleted: usize,
+}
+
+#[derive(sqlx::FromRow, Serialize)]
+struct ExportedRow {
+    id: Uuid,
+    seq: i64,
+    aggregate_type: String,
+    aggregate_id: String,
+    event_type: String,
+    topic: String,
+    payload: serde_json::Value,
+    headers: serde_json::Value,
+    created_at: DateTime<Utc>,
+    sent_at: Option<DateTime<Utc>>,
+    attempts: i32,
+}
+
+/// The deterministic keys of a chunk: the same rows always give the same keys, so a run
+/// that crashed after the PUT and before the DELETE is completed, not duplicated, by
+/// the next run.
+fn chunk_keys(first_seq: i64, last_seq: i64) -> (String, String) {
+    let base = format!("outbox-export/{first_seq:020}-{last_seq:020}");
+    (format!("{base}.jsonl.gz"), format!("{base}.manifest.json"))
+}
+
+/// Exports and deletes SENT rows created before `cutoff`, `chunk_size` rows per chunk.
+/// With `dry_run`, counts what would be exported and changes nothing.
+pub async fn purge_sent(
+    pool: &PgPool,
+    archive: &impl Archive,
+    cutoff: DateTime<Utc>,
+    chunk_size: i64,
+    dry_run: bool,
+) -> Result<PurgeReport, PurgeError> {
+    let mut report = PurgeReport::default();
+    if dry_run {
+        let count: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM outbox WHERE status = 'SENT' AND created_at < $1",
+        )
+        .bind(cutoff)
+        .fetch_one(pool)
+        .await?;
+        report.rows_exported = count as usize;
+        return Ok(report);
+    }
+    let started = Utc::now();
+    loop {
+        let mut tx = pool.begin().await?;
+        // Locked so that a concurrent replay cannot flip a row back to PENDING between
+        // its export and its deletion.
+        let rows: Vec<ExportedRow> = sqlx::query_as(
+            "SELECT id, seq, aggregate_type, aggregate_id, event_type, topic, payload, headers,
+                    created_at, sent_at, attempts
+             FROM outbox WHERE status = 'SENT' AND created_at < $1
+             ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(cutoff)
+        .bind(chunk_size)
+        .fetch_all(&mut *tx)
+        .await?;
+        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+            tx.commit().await?;
+            return Ok(report);
+        };
+        let chunk = Chunk {
+            rows: &rows,
+            first_seq: first.seq,
+            last_seq: last.seq,
+            exported_before: cutoff,
+        };
+        let (manifest_key, exported) = export(archive, &chunk, started).await?;
+        report.rows_exported += exported;
+        // Only now that the archive holds the chunk.
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        let deleted = sqlx::query("DELETE FROM outbox WHERE id = ANY($1)")
+            .bind(&ids)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        report.rows_deleted += deleted.rows_affected() as usize;
+        report.chunks += 1;
+        tracing::info!(%manifest_key, rows = rows.len(), "outbox chunk exported and deleted");
+    }
+}
+
+/// The rows of one chunk, locked by the purge's transaction.
+struct Chunk<'a> {
+    rows: &'a [ExportedRow],
+    first_seq: i64,
+    last_seq: i64,
+    exported_before: DateTime<Utc>,
+}
+
+/// Puts a chunk into the archive, unless a run before this one did. Returns the
+/// manifest's key and how many rows this call exported.
+async fn export(
+    archive: &impl Archive,
+    chunk: &Chunk<'_>,
+    retained_from: DateTime<Utc>,
+) -> Result<(String, usize), PurgeError> {
+    let (data_key, manifest_key) = chunk_keys(chunk.first_seq, chunk.last_seq);
+    let mut gzip = GzEncoder::new(Vec::new(), Compression::default());
+    for row in chunk.rows {
+        serde_json::to_writer(&mut gzip, row).map_err(std::io::Error::other)?;
+        gzip.write_all(b"\n")?;
+    }
+    let data = gzip.finish()?;
+    let manifest = ExportManifest {
+        first_seq: chunk.first_seq,
+        last_seq: chunk.last_seq,
+        rows: chunk.rows.len(),
+        data_key: data_key.clone(),
+        data_sha256: hex::encode(Sha256::digest(&data)),
+        exported_before: chunk.exported_before,
+    };
+    // Completed earlier but not deleted (a crash between the PUT and the commit): the
+    // manifest is there and matches, so only the deletion is left to do.
+    let already = match archive.get(&manifest_key).await {
+        Ok(bytes) => serde_json::from_slice::<ExportManifest>(&bytes).is_ok_and(|stored| {
+            stored.rows == manifest.rows
+                && stored.first_seq == manifest.first_seq
+                && stored.last_seq == manifest.last_seq
+        }),
+        Err(_) => false,
+    };
+    if already {
+        return Ok((manifest_key, 0));
+    }
+    archive
+        .put_locked(&data_key, data, "application/gzip", retained_from)
+        .await
+        .map_err(PurgeError::archive)?;
+    let manifest_bytes = serde_json::to_vec_pretty(&manifest).map_err(std::io::Error::other)?;
+    // The manifest goes last: its presence means the data object is complete.
+    archive
+        .put_locked(
+            &manifest_key,
+            manifest_bytes,
+            "application/json",
+            retained_from,
+        )
+        .await
+        .map_err(PurgeError::archive)?;
+    Ok((manifest_key, chunk.rows.len()))
+}
+
+#[cfg(test)]
+mod tests;
