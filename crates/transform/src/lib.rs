@@ -6,6 +6,10 @@
 //! Architecture invariant: the inbox row, the canonical invoice rows and the outbox rows
 //! commit in one transaction.
 
+mod invoices;
+
+pub use invoices::invoices_json;
+
 use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 use edihub_config::TopicSettings;
 use edihub_edifact::check::{self, Report};

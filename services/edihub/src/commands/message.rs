@@ -46,13 +46,7 @@ async fn message_report(pool: &PgPool, message_id: Uuid) -> anyhow::Result<serde
         .await?
         .with_context(|| format!("no message {message_id}"))?;
     let outbox = edihub_outbox::admin::aggregate_json(pool, &message_id.to_string()).await?;
-    let invoices: serde_json::Value = sqlx::query_scalar(
-        "SELECT coalesce(jsonb_agg(canonical ORDER BY message_reference), '[]'::jsonb)
-         FROM canonical_invoice WHERE message_id = $1",
-    )
-    .bind(message_id)
-    .fetch_one(pool)
-    .await?;
+    let invoices = edihub_transform::invoices_json(pool, message_id).await?;
     let archive = edihub_archive::find_record(pool, message_id).await?;
     Ok(serde_json::json!({
         "message": message,
