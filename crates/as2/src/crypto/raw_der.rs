@@ -65,15 +65,15 @@ pub(super) fn push_header(out: &mut Vec<u8>, tag: u8, len: usize) {
     out.extend_from_slice(significant);
 }
 
-/// A DER `ContentInfo` holding `SignedData`, with the SignedData's `certificates` field
-/// left out and every other byte as it was (the signature covers none of them). `None`
-/// when there is nothing to remove or the input is not plain DER of that shape: the
-/// caller then uses the signature as it came.
-pub fn without_certificates(signature_der: &[u8]) -> Option<Vec<u8>> {
-    const SEQUENCE: u8 = 0x30;
-    const OID: u8 = 0x06;
-    // [0]: the ContentInfo's explicit content, and SignedData's implicit certificates.
-    const CONTEXT_0: u8 = 0xa0;
+const SEQUENCE: u8 = 0x30;
+const SET: u8 = 0x31;
+const OID: u8 = 0x06;
+// [0]: the ContentInfo's explicit content, and SignedData's implicit certificates.
+const CONTEXT_0: u8 = 0xa0;
+
+/// The `contentType` element and the SignedData's fields of a DER `ContentInfo` holding
+/// `SignedData`; `None` when the input is not plain DER of that shape.
+fn signed_data(signature_der: &[u8]) -> Option<(Element<'_>, &[u8])> {
     let (content_info, trailing) = read_element(signature_der)?;
     if content_info.tag != SEQUENCE || !trailing.is_empty() {
         return None;
@@ -90,8 +90,16 @@ pub fn without_certificates(signature_der: &[u8]) -> Option<Vec<u8>> {
     if signed_data.tag != SEQUENCE || !rest.is_empty() {
         return None;
     }
-    let mut fields = Vec::with_capacity(signed_data.content.len());
-    let mut rest = signed_data.content;
+    Some((content_type, signed_data.content))
+}
+
+/// A DER `ContentInfo` holding `SignedData`, with the SignedData's `certificates` field
+/// left out and every other byte as it was (the signature covers none of them). `None`
+/// when there is nothing to remove or the input is not plain DER of that shape: the
+/// caller then uses the signature as it came.
+pub fn without_certificates(signature_der: &[u8]) -> Option<Vec<u8>> {
+    let (content_type, mut rest) = signed_data(signature_der)?;
+    let mut fields = Vec::with_capacity(rest.len());
     let mut removed = false;
     while !rest.is_empty() {
         let (field, next) = read_element(rest)?;
@@ -116,6 +124,29 @@ pub fn without_certificates(signature_der: &[u8]) -> Option<Vec<u8>> {
     push_header(&mut out, SEQUENCE, body.len());
     out.extend_from_slice(&body);
     Some(out)
+}
+
+/// The algorithm OIDs (each as its DER content bytes) of the SignedData's
+/// `digestAlgorithms` set; `None` when the input is not plain DER of that shape.
+pub(super) fn digest_algorithms(signature_der: &[u8]) -> Option<Vec<&[u8]>> {
+    let (_, fields) = signed_data(signature_der)?;
+    let (_version, rest) = read_element(fields)?;
+    let (set, _) = read_element(rest)?;
+    if set.tag != SET {
+        return None;
+    }
+    let mut oids = Vec::new();
+    let mut rest = set.content;
+    while !rest.is_empty() {
+        let (identifier, next) = read_element(rest)?;
+        let (oid, _parameters) = read_element(identifier.content)?;
+        if identifier.tag != SEQUENCE || oid.tag != OID {
+            return None;
+        }
+        oids.push(oid.content);
+        rest = next;
+    }
+    Some(oids)
 }
 
 /// One DER element: `tag`, the definite length of `content`, then `content`.

@@ -142,6 +142,45 @@ fn signatures_that_are_not_plain_der_are_left_alone() {
 }
 
 #[test]
+fn a_signature_naming_an_unknown_digest_is_refused_before_openssl_reads_it() {
+    let hub = Identity::from_pem(HUB_CRT, HUB_KEY).unwrap();
+    let pinned = [hub.certificate.clone()];
+    let content = b"content\r\n";
+    let signature = sign_detached(&hub, MicAlg::Sha256, content, 1_780_000_000).unwrap();
+    let sha256 = der::oid::ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.1");
+    // The first SHA-256 OID of a SignedData is its digestAlgorithms entry; .127 is no
+    // digest at all.
+    let at = signature
+        .windows(sha256.as_bytes().len())
+        .position(|w| w == sha256.as_bytes())
+        .unwrap();
+    let mut unknown = signature.clone();
+    unknown[at + sha256.as_bytes().len() - 1] = 0x7f;
+    assert_eq!(
+        verify_detached(&unknown, content, &pinned),
+        Err(VerifyError::Invalid(
+            "the signature names digest algorithm 2.16.840.1.101.3.4.2.127, which is not supported"
+                .into()
+        ))
+    );
+    // Every digest the hub accepts passes the check and still verifies.
+    for alg in [
+        MicAlg::Sha1,
+        MicAlg::Sha224,
+        MicAlg::Sha256,
+        MicAlg::Sha384,
+        MicAlg::Sha512,
+    ] {
+        let signature = sign_detached(&hub, alg, content, 1_780_000_000).unwrap();
+        assert_eq!(
+            verify_detached(&signature, content, &pinned),
+            Ok(()),
+            "{alg:?}"
+        );
+    }
+}
+
+#[test]
 fn pss_parameters_are_der_with_defaults_left_out() {
     let sha1 = algorithm("1.3.14.3.2.26");
     assert_eq!(pss_parameters(&sha1, 20), Some(vec![0x30, 0x00]));
