@@ -98,17 +98,16 @@ pub fn decide(
     let as2 = request.headers;
     let partner = directory.partner(&as2.as2_from);
     let receipt = receipt_delivery(as2, partner);
+    let hub = directory.identity(&as2.as2_to);
+    // A refusal for an AS2-To that is none of ours is answered by the main identity.
     let mdn = MdnContext {
-        directory,
+        answering: hub.or_else(|| directory.identity(&policy.hub_as2_id)),
         main_as2_id: &policy.hub_as2_id,
         as2,
         nonce: request.mdn_nonce,
         now_unix: request.now.timestamp(),
     };
-    let known = Known {
-        hub: directory.identity(&as2.as2_to),
-        partner,
-    };
+    let known = Known { hub, partner };
     match unwrap(request, known, policy, &receipt) {
         Ok((unwrapped, async_mdn)) => {
             let text = format!(

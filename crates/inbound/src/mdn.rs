@@ -3,7 +3,7 @@
 
 use edihub_as2::mic::MicAlg;
 use edihub_as2::{As2Error, As2Headers, Disposition, MdnReport, Mic};
-use edihub_partners::{Directory, HubIdentity};
+use edihub_partners::HubIdentity;
 use uuid::Uuid;
 
 /// Names the software in each MDN's `Reporting-UA`.
@@ -24,8 +24,10 @@ pub struct Mdn {
 
 /// What an MDN for one request is built from.
 pub(crate) struct MdnContext<'a> {
-    pub directory: &'a Directory,
-    /// Answers for AS2-To values that are none of the hub's identities.
+    /// The identity the message was addressed to, else the hub's main identity; `None`
+    /// when the hub has neither.
+    pub answering: Option<&'a HubIdentity>,
+    /// Names the hub when `answering` is `None`.
     pub main_as2_id: &'a str,
     pub as2: &'a As2Headers,
     /// Seeds the MDN's Message-ID and its MIME boundaries.
@@ -38,15 +40,14 @@ impl MdnContext<'_> {
     /// answering identity has a key; otherwise unsigned, which RFC 4130 allows the
     /// partner to refuse.
     ///
-    /// It comes from the identity the message was addressed to; when AS2-To is not one
-    /// of ours (a refusal), from the hub's main identity.
+    /// It comes from `answering`.
     pub fn build(
         &self,
         disposition: Disposition,
         received_content_mic: Option<Mic>,
         human_text: String,
     ) -> Result<Mdn, As2Error> {
-        let hub = self.answering_identity();
+        let hub = self.answering;
         let hub_as2_id = hub.map_or(self.main_as2_id, |h| h.as2_id.as_str());
         let report = MdnReport {
             reporting_ua: REPORTING_UA.into(),
@@ -86,12 +87,6 @@ impl MdnContext<'_> {
             headers: built.headers,
             body: built.body,
         })
-    }
-
-    fn answering_identity(&self) -> Option<&HubIdentity> {
-        self.directory
-            .identity(&self.as2.as2_to)
-            .or_else(|| self.directory.identity(self.main_as2_id))
     }
 
     fn signature_requested(&self) -> bool {
