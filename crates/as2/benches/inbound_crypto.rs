@@ -75,6 +75,7 @@ fn main() {
     .expect("headers");
     let partner_certificates = [partner.certificate.clone()];
     let security = PartnerSecurity {
+        algorithms: &edihub_as2::AlgorithmPolicy::default(),
         certificates: &partner_certificates,
         require_signature: true,
         require_encryption: true,

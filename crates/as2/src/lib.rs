@@ -44,6 +44,6 @@ pub use mic::{Mic, MicAlg, mic_for_unsigned};
 /// An X.509 certificate (OpenSSL's), as the S/MIME functions take it.
 pub use openssl::x509::X509 as Certificate;
 pub use smime::{
-    InboundRefusal, PartnerSecurity, SecureMessage, SecureMessageSpec, Unwrapped, VerifiedMdn,
-    build_secure_message, read_mdn, sign_mdn, unwrap_inbound,
+    AlgorithmPolicy, InboundRefusal, PartnerSecurity, SecureMessage, SecureMessageSpec, Unwrapped,
+    VerifiedMdn, build_secure_message, read_mdn, sign_mdn, unwrap_inbound,
 };

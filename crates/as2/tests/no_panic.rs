@@ -129,6 +129,7 @@ fn unwrap_inbound_never_panics_on_mutations() {
     .unwrap();
     let certificates = [partner.certificate.clone()];
     let security = PartnerSecurity {
+        algorithms: &edihub_as2::AlgorithmPolicy::default(),
         certificates: &certificates,
         require_signature: true,
         require_encryption: false,

@@ -153,6 +153,27 @@ pub struct PartnerSettings {
     /// where the partnership did not say. Empty (the default): no asynchronous MDNs.
     #[serde(default)]
     pub async_mdn_urls: Vec<String>,
+    /// Networks (CIDR, e.g. `10.20.0.0/16`) an async MDN URL of this partner may resolve
+    /// to although they are loopback, private, link-local or otherwise not public. Empty
+    /// (the default): such addresses are refused, whatever the URL's host is called.
+    #[serde(default)]
+    pub async_mdn_allowed_networks: Vec<String>,
+    /// SHA-256 fingerprints (hex, colons optional) of the TLS client certificates this
+    /// partner connects with. Not empty: a message from this AS2-From over a connection
+    /// without one of them is refused (authentication-failed) before any work on it.
+    #[serde(default)]
+    pub tls_client_fingerprints: Vec<String>,
+    /// Signatures by an RSA key shorter than this are refused. Default 2048.
+    #[serde(default)]
+    pub min_rsa_bits: Option<u32>,
+    /// Signature digests accepted (`sha-1`, `sha-256`, ...). Empty (the default): all
+    /// that edihub knows, SHA-1 with a warning.
+    #[serde(default)]
+    pub digests: Vec<String>,
+    /// Content-encryption ciphers accepted (`3des`, `aes128`, `aes256-gcm`, ...). Empty
+    /// (the default): all that edihub knows, 3DES with a warning.
+    #[serde(default)]
+    pub ciphers: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

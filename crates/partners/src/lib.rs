@@ -8,9 +8,10 @@
 //! ([`live`]); a database row replaces a file entry with the same AS2 id.
 
 pub mod live;
+pub mod options;
 pub mod store;
 
-use edihub_as2::{Certificate, Identity, PartnerSecurity};
+use edihub_as2::{AlgorithmPolicy, Certificate, Identity, PartnerSecurity};
 use edihub_config::GatewaySettings;
 use std::collections::HashMap;
 use std::path::Path;
@@ -44,6 +45,13 @@ pub struct Partnership {
     pub allow_expired: bool,
     /// See `PartnerSettings::async_mdn_urls`.
     pub async_mdn_urls: Vec<String>,
+    /// See `PartnerSettings::async_mdn_allowed_networks`.
+    pub async_mdn_allowed_networks: Vec<ipnet::IpNet>,
+    /// SHA-256 of the DER of each TLS client certificate the partner may connect with;
+    /// empty: no TLS client certificate is required.
+    pub tls_client_fingerprints: Vec<[u8; 32]>,
+    /// The key sizes, digests and ciphers accepted from this partner.
+    pub algorithms: AlgorithmPolicy,
 }
 
 impl Partnership {
@@ -55,6 +63,7 @@ impl Partnership {
             require_encryption: self.require_encryption,
             allow_expired: self.allow_expired,
             now_unix,
+            algorithms: &self.algorithms,
         }
     }
 }
@@ -150,6 +159,8 @@ impl Directory {
                     partner.as2_id
                 )));
             }
+            let invalid =
+                |e: String| DirectoryError::Invalid(format!("partner {}: {e}", partner.as2_id));
             let partnership = Partnership {
                 as2_id: partner.as2_id.clone(),
                 name: partner.name.clone(),
@@ -158,6 +169,16 @@ impl Directory {
                 require_encryption: partner.require_encryption,
                 allow_expired: partner.allow_expired_certificates,
                 async_mdn_urls: partner.async_mdn_urls.clone(),
+                async_mdn_allowed_networks: options::networks(&partner.async_mdn_allowed_networks)
+                    .map_err(invalid)?,
+                tls_client_fingerprints: options::fingerprints(&partner.tls_client_fingerprints)
+                    .map_err(invalid)?,
+                algorithms: options::algorithms(
+                    partner.min_rsa_bits,
+                    &partner.digests,
+                    &partner.ciphers,
+                )
+                .map_err(invalid)?,
             };
             if directory
                 .partners

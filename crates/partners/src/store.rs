@@ -53,6 +53,9 @@ impl PartnerRow {
             require_encryption: self.require_encryption,
             allow_expired: self.allow_expired_certificates,
             async_mdn_urls: self.async_mdn_urls.clone(),
+            async_mdn_allowed_networks: Vec::new(),
+            tls_client_fingerprints: Vec::new(),
+            algorithms: edihub_as2::AlgorithmPolicy::default(),
         })
     }
 }

@@ -3,6 +3,7 @@
 //! `edihub-inbound`, the journal transaction in `edihub-journal`.
 
 mod answer;
+mod connection;
 mod entry;
 mod error;
 mod routes;

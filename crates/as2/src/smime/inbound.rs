@@ -4,6 +4,7 @@
 use openssl::x509::X509;
 
 use super::entity::{Entity, inner_entity};
+use super::policy::AlgorithmPolicy;
 use super::signature::{signed_parts, verify_with_fallback};
 use crate::crypto::{self, DecompressError, Identity, VerifyError};
 use crate::headers::As2Headers;
@@ -30,6 +31,8 @@ pub struct PartnerSecurity<'a> {
     /// The time to judge certificate validity at, seconds since the Unix epoch (the
     /// caller's clock: this crate reads none).
     pub now_unix: i64,
+    /// The key sizes, digests and ciphers the partnership accepts.
+    pub algorithms: &'a AlgorithmPolicy,
 }
 
 impl PartnerSecurity<'_> {

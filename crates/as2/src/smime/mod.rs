@@ -18,11 +18,13 @@
 mod entity;
 mod inbound;
 mod outbound;
+mod policy;
 mod signature;
 mod signed_mdn;
 
 pub use inbound::{InboundRefusal, PartnerSecurity, Unwrapped, unwrap_inbound};
 pub use outbound::{SecureMessage, SecureMessageSpec, build_secure_message};
+pub use policy::{AlgorithmPolicy, DEFAULT_MIN_RSA_BITS, is_weak_cipher, is_weak_digest};
 pub use signed_mdn::{VerifiedMdn, read_mdn, sign_mdn};
 
 #[cfg(test)]

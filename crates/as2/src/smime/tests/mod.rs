@@ -72,6 +72,7 @@ fn receive(
         &m.body,
         Some(&hub()),
         &PartnerSecurity {
+            algorithms: &crate::AlgorithmPolicy::default(),
             certificates: certs,
             require_signature: require.0,
             require_encryption: require.1,

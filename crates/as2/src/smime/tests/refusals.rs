@@ -148,6 +148,7 @@ fn expired_certificates_are_refused_unless_allowed() {
             &message.body,
             None,
             &PartnerSecurity {
+                algorithms: &crate::AlgorithmPolicy::default(),
                 certificates: &certs,
                 require_signature: true,
                 require_encryption: false,
