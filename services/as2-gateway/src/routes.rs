@@ -36,7 +36,15 @@ pub async fn receive(
     // This request's view of partners and identities, even if they change meanwhile.
     let directory = state.directory.current();
     // Held until the answer is built; dropped with the future if the client goes away.
-    let Some(_slot) = state.slots.try_acquire(&directory, &as2.as2_from) else {
+    // Until the transport hands one over (serve.rs), a connection without TLS.
+    let connection = crate::connection::ConnectionInfo {
+        peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
+        client_certificate_sha256: None,
+    };
+    let Some(_slot) = state
+        .slots
+        .try_acquire(&directory, &as2.as2_from, &connection)
+    else {
         return Err(GatewayError::TooBusy {
             partner: as2.as2_from.clone(),
             limit: state.slots.limit(),

@@ -1,6 +1,7 @@
 //! How many requests each partner may have in progress at once
 //! (`gateway.max_concurrent_per_partner`).
 
+use crate::connection::ConnectionInfo;
 use edihub_partners::Directory;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,6 +30,7 @@ impl PartnerSlots {
         &self,
         directory: &Directory,
         as2_from: &str,
+        _connection: &ConnectionInfo,
     ) -> Option<OwnedSemaphorePermit> {
         let semaphore = if directory.partner(as2_from).is_some() {
             let mut partners = self.partners.lock().unwrap_or_else(|p| p.into_inner());
