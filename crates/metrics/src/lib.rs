@@ -21,9 +21,11 @@ use prometheus::{
 };
 use std::sync::LazyLock;
 
+pub mod certificates;
 pub mod component;
 mod ops;
 
+pub use certificates::{CertificateExpiry, CertificateKind, set_certificate_expiries};
 pub use ops::{OpsServer, Probe, probe, probe_with, routes};
 
 /// The registry all edihub metrics live in.
