@@ -60,10 +60,10 @@ for service in "${SERVICES[@]}"; do
   echo "$service started (pid $!, log $LOG_DIR/$service.log)"
 done
 for _ in $(seq 1 100); do
-  curl -fs http://127.0.0.1:8080/ready >/dev/null 2>&1 && break
+  curl -fs http://127.0.0.1:9100/ready >/dev/null 2>&1 && break
   sleep 0.1
 done
-curl -fs http://127.0.0.1:8080/ready >/dev/null || { echo "gateway not ready; see $LOG_DIR/as2-gateway.log" >&2; exit 1; }
+curl -fs http://127.0.0.1:9100/ready >/dev/null || { echo "gateway not ready; see $LOG_DIR/as2-gateway.log" >&2; exit 1; }
 
 AS2_ID="demo-$(date +%s%N)@acme-supplier"
 step "1. Sending $(basename "$FILE") over AS2 as ACME-SUPPLIER -> EDIHUB"

@@ -19,12 +19,18 @@
 //! AS2_BENCH_PLAIN=1 sends the same payload without S/MIME (unsigned, unencrypted,
 //! unsigned MDN) through the same path, for comparison: what HTTP, parsing and the
 //! journal cost on their own. The target does not apply to it.
+//!
+//! Two gateways run side by side, one serving plain HTTP and one HTTPS (TLS 1.3, an
+//! RSA-2048 server certificate), each sent AS2_BENCH_MESSAGES messages over kept-alive
+//! connections, in AS2_BENCH_ROUNDS (4) alternating rounds, so that both see the same
+//! machine; their rates are printed next to each other.
 
 use edihub_as2::{
     Encryption, MicAlg, PlainMessageSpec, SecureMessage, SecureMessageSpec, build_secure_message,
 };
 use edihub_tests::cpu::{CpuSample, thread_cpu_time};
-use edihub_tests::{PARTNER, fixture, spawn_app_with, with_keys};
+use edihub_tests::tls::TestTls;
+use edihub_tests::{PARTNER, TestApp, fixture, spawn_app_with, spawn_tls_app_with, with_keys};
 use futures::StreamExt as _;
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,13 +87,15 @@ async fn main() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let secured = env_usize("AS2_BENCH_PLAIN", 0) == 0;
 
-    let app = spawn_app_with(|gateway| {
+    let configure = |gateway: &mut edihub_config::GatewaySettings| {
         with_keys(secured, secured)(gateway);
         gateway.max_concurrent_per_partner = concurrency;
         gateway.journal_writers = env_usize("AS2_BENCH_JOURNAL_WRITERS", 2);
         gateway.journal_batch = env_usize("AS2_BENCH_JOURNAL_BATCH", 64);
-    })
-    .await;
+    };
+    let tls = TestTls::new();
+    let app = spawn_app_with(configure).await;
+    let https = spawn_tls_app_with(&tls, configure).await;
     let hub_cert = edihub_as2::certificates_from_pem(&fixture("as2/hub.crt"))
         .expect("hub certificate")
         .remove(0);
@@ -101,88 +109,86 @@ async fn main() {
     // Built before the clock starts: the client's RSA work is not the gateway's.
     let built_at = Instant::now();
     let now = chrono::Utc::now().timestamp();
-    let prepared: Vec<(String, SecureMessage)> = (0..messages)
-        .map(|i| {
-            let id = format!("bench-{i}-{}@acme", uuid::Uuid::new_v4());
-            let boundary = format!("----=_bench_{i}");
-            let message = build_secure_message(&SecureMessageSpec {
-                plain: PlainMessageSpec {
-                    as2_from: PARTNER,
-                    as2_to: edihub_tests::HUB,
-                    message_id: &id,
-                    subject: "bench",
-                    content_type: "application/edifact",
-                    payload: &payload,
-                    request_mdn_to: Some("as2@acme.example"),
-                    request_signed_mdn: secured.then_some(MicAlg::Sha256),
-                },
-                compress: false,
-                sign: secured.then_some((&partner, MicAlg::Sha256)),
-                encrypt: secured.then_some((&hub_cert, Encryption::Aes256Cbc)),
-                boundary: &boundary,
-                now_unix: now,
+    let prepare = |n: usize| -> Vec<(String, SecureMessage)> {
+        (0..n)
+            .map(|i| {
+                let id = format!("bench-{i}-{}@acme", uuid::Uuid::new_v4());
+                let boundary = format!("----=_bench_{i}");
+                // Each its own interchange (UNB/UNZ reference): the same signed content
+                // twice would be answered as a replay, and not journaled again.
+                let payload = String::from_utf8_lossy(&payload)
+                    .replace("EH000001", &format!("{i:08}"))
+                    .into_bytes();
+                let message = build_secure_message(&SecureMessageSpec {
+                    plain: PlainMessageSpec {
+                        as2_from: PARTNER,
+                        as2_to: edihub_tests::HUB,
+                        message_id: &id,
+                        subject: "bench",
+                        content_type: "application/edifact",
+                        payload: &payload,
+                        request_mdn_to: Some("as2@acme.example"),
+                        request_signed_mdn: secured.then_some(MicAlg::Sha256),
+                    },
+                    compress: false,
+                    sign: secured.then_some((&partner, MicAlg::Sha256)),
+                    encrypt: secured.then_some((&hub_cert, Encryption::Aes256Cbc)),
+                    boundary: &boundary,
+                    now_unix: now,
+                })
+                .expect("build message");
+                (id, message)
             })
-            .expect("build message");
-            (id, message)
-        })
-        .collect();
+            .collect()
+    };
+    let (plain_messages, https_messages) = (prepare(messages), prepare(messages));
     let kind = if secured {
         "signed (SHA-256) + encrypted (AES-256-CBC, RSA-2048)"
     } else {
         "plain (AS2_BENCH_PLAIN: no S/MIME, unsigned MDNs)"
     };
     println!(
-        "prepared {messages} {kind} messages in {:.1} s",
+        "prepared 2 x {messages} {kind} messages in {:.1} s",
         built_at.elapsed().as_secs_f64()
     );
 
     // The load generator's own MDN checks, so they can be told apart from the gateway.
     let mdn_check_nanos = AtomicU64::new(0);
+    let sender = Sender {
+        hub_cert: &hub_cert,
+        secured,
+        concurrency,
+        mdn_check_nanos: &mdn_check_nanos,
+    };
+    let rounds = env_usize("AS2_BENCH_ROUNDS", 4).max(1);
+    let chunk = messages.div_ceil(rounds).max(1);
     let cpu_before = CpuSample::take(&app.pool).await;
-    let started = Instant::now();
-    let mut latencies: Vec<Duration> = futures::stream::iter(prepared)
-        .map(|(id, secure)| {
-            let app = &app;
-            let hub_cert = &hub_cert;
-            let mdn_check_nanos = &mdn_check_nanos;
-            async move {
-                let sent = Instant::now();
-                let response = app
-                    .post_raw(&secure.message.headers, secure.message.body)
-                    .await;
-                let latency = sent.elapsed();
-                assert_eq!(response.status, 200, "{id}");
-                let checking = thread_cpu_time();
-                let mdn = edihub_as2::read_mdn(
-                    response.content_type(),
-                    &response.body,
-                    std::slice::from_ref(hub_cert),
-                )
-                .unwrap_or_else(|e| panic!("{id}: {e}"));
-                let spent = thread_cpu_time().saturating_sub(checking);
-                mdn_check_nanos.fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
-                assert_eq!(mdn.signed, secured, "{id}: MDN signed or not as asked");
-                assert_eq!(
-                    mdn.report.disposition,
-                    edihub_as2::Disposition::Processed,
-                    "{id}"
-                );
-                assert_eq!(
-                    mdn.report.received_content_mic.as_ref(),
-                    Some(&secure.expected_mic),
-                    "{id}: MIC"
-                );
-                latency
-            }
-        })
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
-    let elapsed = started.elapsed();
+    let mut plain_run = Run::default();
+    let mut https_run = Run::default();
+    let mut plain_left = plain_messages.into_iter();
+    let mut https_left = https_messages.into_iter();
+    for _ in 0..rounds {
+        plain_run.add(
+            sender
+                .send(&app, plain_left.by_ref().take(chunk).collect())
+                .await,
+        );
+        https_run.add(
+            sender
+                .send(&https, https_left.by_ref().take(chunk).collect())
+                .await,
+        );
+    }
+    let elapsed = plain_run.elapsed + https_run.elapsed;
     let cpu = CpuSample::take(&app.pool).await.since(&cpu_before);
-    latencies.sort();
-    let accepted = app.count("SELECT count(*) FROM edi_message").await;
-    assert_eq!(accepted, messages as i64, "every message journaled once");
+    let accepted = app.count("SELECT count(*) FROM edi_message").await
+        + https.count("SELECT count(*) FROM edi_message").await;
+    assert_eq!(
+        accepted,
+        2 * messages as i64,
+        "every message journaled once"
+    );
+    let messages = 2 * messages;
 
     let rate = messages as f64 / elapsed.as_secs_f64();
     println!();
@@ -192,11 +198,13 @@ async fn main() {
     } else {
         "plain: every MDN read, MIC matched"
     };
+    let plain_rate = plain_run.print("gateway, plain HTTP", checked);
+    let https_rate = https_run.print("gateway, HTTPS", "kept-alive TLS 1.3 connections");
     println!(
-        "  gateway               {rate:>9.0} messages/s   p50 {:>6.1} ms   p99 {:>6.1} ms   ({checked})",
-        percentile(&latencies, 0.50).as_secs_f64() * 1e3,
-        percentile(&latencies, 0.99).as_secs_f64() * 1e3,
+        "  HTTPS / plain HTTP    {:>8.1} % of the plain rate (interleaved, {rounds} rounds each)",
+        https_rate / plain_rate * 100.0
     );
+    println!("  both                  {rate:>9.0} messages/s over the two runs");
     let per_message = |d: Duration| d.as_secs_f64() * 1e3 / messages as f64;
     let mdn_check = Duration::from_nanos(mdn_check_nanos.load(Ordering::Relaxed));
     let postgres = cpu.postgres.map_or("not visible from here".into(), |pg| {
@@ -216,6 +224,89 @@ async fn main() {
         );
     }
     app.drop_database().await;
+    https.drop_database().await;
+}
+
+/// Posts messages and checks their MDNs, `concurrency` at a time.
+struct Sender<'a> {
+    hub_cert: &'a edihub_as2::Certificate,
+    secured: bool,
+    concurrency: usize,
+    mdn_check_nanos: &'a AtomicU64,
+}
+
+impl Sender<'_> {
+    /// Sends `batch` to `app`; each message's latency, and the time the batch took.
+    async fn send(
+        &self,
+        app: &TestApp,
+        batch: Vec<(String, SecureMessage)>,
+    ) -> (Vec<Duration>, Duration) {
+        let started = Instant::now();
+        let latencies = futures::stream::iter(batch)
+            .map(|(id, secure)| self.send_one(app, id, secure))
+            .buffer_unordered(self.concurrency)
+            .collect()
+            .await;
+        (latencies, started.elapsed())
+    }
+
+    async fn send_one(&self, app: &TestApp, id: String, secure: SecureMessage) -> Duration {
+        let sent = Instant::now();
+        let response = app
+            .post_raw(&secure.message.headers, secure.message.body)
+            .await;
+        let latency = sent.elapsed();
+        assert_eq!(response.status, 200, "{id}");
+        let checking = thread_cpu_time();
+        let mdn = edihub_as2::read_mdn(
+            response.content_type(),
+            &response.body,
+            std::slice::from_ref(self.hub_cert),
+        )
+        .unwrap_or_else(|e| panic!("{id}: {e}"));
+        let spent = thread_cpu_time().saturating_sub(checking);
+        self.mdn_check_nanos
+            .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
+        assert_eq!(mdn.signed, self.secured, "{id}: MDN signed or not as asked");
+        assert_eq!(
+            mdn.report.disposition,
+            edihub_as2::Disposition::Processed,
+            "{id}"
+        );
+        assert_eq!(
+            mdn.report.received_content_mic.as_ref(),
+            Some(&secure.expected_mic),
+            "{id}: MIC"
+        );
+        latency
+    }
+}
+
+/// One transport's rounds, added up.
+#[derive(Default)]
+struct Run {
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+}
+
+impl Run {
+    fn add(&mut self, (latencies, elapsed): (Vec<Duration>, Duration)) {
+        self.latencies.extend(latencies);
+        self.elapsed += elapsed;
+    }
+
+    /// Prints the rate and latencies; returns the rate.
+    fn print(&mut self, name: &str, note: &str) -> f64 {
+        self.latencies.sort();
+        let rate = self.latencies.len() as f64 / self.elapsed.as_secs_f64();
+        println!(
+            "  {name:<21} {rate:>9.0} messages/s   p50 {:>6.1} ms   p99 {:>6.1} ms   ({note})",
+            percentile(&self.latencies, 0.50).as_secs_f64() * 1e3,
+            percentile(&self.latencies, 0.99).as_secs_f64() * 1e3,
+        );
+        rate
+    }
 }
 
 /// The RSA-2048 reference next to a signed + encrypted run's `rate` (messages/s): the

@@ -10,12 +10,14 @@ use uuid::Uuid;
 const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
 
 /// A hub whose test partner may ask for async MDNs below `allowed`, retrying fast.
+/// The receivers listen on loopback, which the partnership must allow (see ssrf.rs).
 async fn hub_allowing(allowed: String, max_attempts: i32) -> TestApp {
     spawn_app_with(move |gateway| {
         with_keys(false, false)(gateway);
         for partner in &mut gateway.partners {
             if partner.as2_id == PARTNER {
                 partner.async_mdn_urls = vec![allowed.clone()];
+                partner.async_mdn_allowed_networks = vec!["127.0.0.0/8".into()];
             }
         }
         let retry = &mut gateway.async_mdn.retry;

@@ -4,7 +4,7 @@
 //! These run on a current-thread runtime on purpose: every `accept` future queues its
 //! message before the writer task first runs, so the batch's make-up is known.
 
-use chrono::Utc;
+use chrono::{Duration, Utc};
 use edihub_journal::{Accept, AcceptQueue, AcceptedMessage, JournalError, StoredMdn};
 use edihub_outbox::NewEvent;
 use uuid::Uuid;
@@ -34,6 +34,8 @@ fn accept(as2_message_id: &str, with_async_mdn: bool) -> Accept {
             unb_recipient: None,
             unb_reference: Some(as2_message_id.into()),
             received_at: Utc::now(),
+            signed_sha256: None,
+            replay_until: None,
         },
         mdn: StoredMdn {
             mdn_message_id: format!("mdn-{as2_message_id}"),
@@ -149,4 +151,88 @@ async fn a_row_that_breaks_the_batch_fails_alone() {
     .await
     .expect("count");
     assert_eq!(orphans, 0, "every journalled message has its outbox row");
+}
+
+/// `accept(id)` carrying a signed content, replayable until `window` after arrival.
+fn signed(as2_message_id: &str, content: &[u8; 32], window: Duration) -> Accept {
+    let mut accept = accept(as2_message_id, false);
+    accept.message.signed_sha256 = Some(*content);
+    accept.message.replay_until = Some(accept.message.received_at + window);
+    accept
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_same_signed_content_under_new_message_ids_is_journaled_once() {
+    let pool = edihub_tests::fresh_database().await;
+    let queue = AcceptQueue::start(pool.clone(), 1, 64);
+    let window = Duration::days(30);
+    let content = [7u8; 32];
+    // Three copies in one batch (the batched statement), then one alone (the single
+    // form), each under its own Message-ID; and other content, which is not a replay.
+    let batch = vec![
+        signed("r1@partner", &content, window),
+        signed("r2@partner", &content, window),
+        signed("other@partner", &[8u8; 32], window),
+        signed("r3@partner", &content, window),
+    ];
+    let results = futures::future::join_all(batch.into_iter().map(|a| queue.accept(a))).await;
+    assert!(results[0].is_ok(), "{:?}", results[0]);
+    assert!(
+        matches!(results[1], Err(JournalError::Duplicate)),
+        "{:?}",
+        results[1]
+    );
+    assert!(results[2].is_ok(), "{:?}", results[2]);
+    assert!(
+        matches!(results[3], Err(JournalError::Duplicate)),
+        "{:?}",
+        results[3]
+    );
+    let alone = signed("r4@partner", &content, window);
+    let (at, until) = (alone.message.received_at, alone.message.replay_until);
+    let single =
+        edihub_journal::accept(&pool, &alone.message, &alone.mdn, &alone.event, None).await;
+    assert!(matches!(single, Err(JournalError::Duplicate)), "{single:?}");
+
+    let original =
+        edihub_journal::find_signed_content(&pool, "PARTNER", &content, at, until.expect("window"))
+            .await
+            .expect("lookup")
+            .expect("the first copy");
+    assert_eq!(original.as2_message_id, "r1@partner");
+    let messages: i64 = sqlx::query_scalar("SELECT count(*) FROM edi_message")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(messages, 2);
+    let events: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(events, 2, "no event for a replay");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn signed_content_is_accepted_again_once_its_window_has_passed() {
+    let pool = edihub_tests::fresh_database().await;
+    let content = [9u8; 32];
+    let mut first = signed("w1@partner", &content, Duration::hours(1));
+    first.message.received_at -= Duration::hours(2);
+    first.message.replay_until = Some(first.message.received_at + Duration::hours(1));
+    let a = &first;
+    edihub_journal::accept(&pool, &a.message, &a.mdn, &a.event, None)
+        .await
+        .expect("first copy");
+    let again = signed("w2@partner", &content, Duration::hours(1));
+    let a = &again;
+    edihub_journal::accept(&pool, &a.message, &a.mdn, &a.event, None)
+        .await
+        .expect("outside the window the same content is a new message");
+    // Another partner's identical content is never a replay of this one.
+    let mut elsewhere = signed("w3@partner", &content, Duration::hours(1));
+    elsewhere.message.as2_from = "OTHER".into();
+    let a = &elsewhere;
+    edihub_journal::accept(&pool, &a.message, &a.mdn, &a.event, None)
+        .await
+        .expect("another partner");
 }

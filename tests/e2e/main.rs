@@ -2,6 +2,7 @@
 
 mod acknowledgement;
 mod async_mdn;
+mod certificates;
 mod chaos;
 mod folding;
 mod gateway;
@@ -15,4 +16,7 @@ mod path;
 mod private_broker;
 mod purge;
 mod relay;
+mod replay;
 mod smime;
+mod ssrf;
+mod transport;

@@ -15,7 +15,7 @@ const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
 const NEWCOMER: &str = "NEWCOMER TRADING";
 
 /// Runs `edihub ARGS` on the test database; returns stdout, panics on failure.
-fn edihub(app: &TestApp, args: &[&str]) -> String {
+pub(crate) fn edihub(app: &TestApp, args: &[&str]) -> String {
     let output = edihub_status(app, args);
     assert!(
         output.status.success(),
@@ -26,7 +26,7 @@ fn edihub(app: &TestApp, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-fn edihub_status(app: &TestApp, args: &[&str]) -> std::process::Output {
+pub(crate) fn edihub_status(app: &TestApp, args: &[&str]) -> std::process::Output {
     edihub_command(app, args).output().expect("run edihub")
 }
 
@@ -130,6 +130,11 @@ async fn partners_added_changed_and_removed_with_the_cli_apply_without_a_restart
             cert.to_str().unwrap_or_default(),
             "--async-mdn-url",
             "https://as2.newcomer.example/mdn/",
+            // Plain AS2 first; signing becomes required below.
+            "--require-signature",
+            "false",
+            "--require-encryption",
+            "false",
         ],
     );
     assert!(added.contains("partner NEWCOMER TRADING added"), "{added}");
@@ -276,4 +281,193 @@ async fn a_hub_key_set_under_the_passphrase_is_stored_encrypted_and_still_signs(
 
     // The gateway, given the passphrase, decrypts the stored key and signs with it.
     until_signed_and_processed(&app, "EDIHUB-EU").await;
+}
+
+/// `edihub ARGS` that must fail; returns its stderr.
+fn edihub_refused(app: &TestApp, args: &[&str]) -> String {
+    let output = edihub_status(app, args);
+    assert!(!output.status.success(), "edihub {args:?} succeeded");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `edihub ARGS --json`, parsed.
+pub(crate) fn edihub_json(app: &TestApp, args: &[&str]) -> serde_json::Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let stdout = edihub(app, &args);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
+
+#[tokio::test]
+async fn a_partnership_added_without_options_refuses_plain_messages() {
+    let app = spawn_app().await;
+    let cert = fixture_path("as2/partner-a.crt");
+    let output = edihub_status(
+        &app,
+        &[
+            "partner",
+            "add",
+            NEWCOMER,
+            "--cert",
+            cert.to_str().unwrap_or_default(),
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let shown = edihub(&app, &["partner", "show", NEWCOMER]);
+    assert!(
+        shown.contains("signature:                  required"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("encryption:                 required"),
+        "{shown}"
+    );
+    until_disposition(
+        &app,
+        NEWCOMER,
+        HUB,
+        Disposition::Failed(DispositionError::InsufficientMessageSecurity),
+    )
+    .await;
+
+    // Opting out is explicit, and said on stderr and in the JSON.
+    let output = edihub_status(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--require-signature",
+            "false",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("accepts unsigned messages"), "{stderr}");
+    let shown = edihub_json(&app, &["partner", "show", NEWCOMER]);
+    let kinds: Vec<_> = shown["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"unsigned_accepted"), "{shown}");
+    assert!(!kinds.contains(&"unencrypted_accepted"), "{shown}");
+}
+
+#[tokio::test]
+async fn partnership_options_are_stored_normalised_and_shown() {
+    let app = spawn_app().await;
+    let tls = fixture_path("as2/partner-b.crt");
+    let colons = (0..32).map(|_| "AB").collect::<Vec<_>>().join(":");
+    let added = edihub_json(
+        &app,
+        &[
+            "partner",
+            "add",
+            NEWCOMER,
+            "--async-mdn-allow-network",
+            "10.20.0.0/16",
+            "--async-mdn-allow-network",
+            "192.0.2.7",
+            "--tls-client-fingerprint",
+            &colons,
+            "--tls-client-certificate",
+            tls.to_str().unwrap_or_default(),
+            "--min-rsa-bits",
+            "3072",
+            "--digest",
+            "SHA256",
+            "--cipher",
+            "AES-256-GCM",
+            "--cipher",
+            "aes128",
+        ],
+    );
+    assert_eq!(
+        added["async_mdn_allowed_networks"],
+        serde_json::json!(["10.20.0.0/16", "192.0.2.7/32"])
+    );
+    let fingerprints = added["tls_client_fingerprints"]
+        .as_array()
+        .expect("fingerprints");
+    assert_eq!(fingerprints.len(), 2, "{added}");
+    assert_eq!(fingerprints[0], "ab".repeat(32));
+    assert_eq!(fingerprints[1].as_str().map(str::len), Some(64));
+    assert_eq!(added["min_rsa_bits"], 3072);
+    assert_eq!(added["digests"], serde_json::json!(["sha-256"]));
+    assert_eq!(
+        added["ciphers"],
+        serde_json::json!(["aes256-gcm", "aes128"])
+    );
+    // What `add` printed is what the database holds.
+    assert_eq!(edihub_json(&app, &["partner", "show", NEWCOMER]), added);
+    let listed = edihub_json(&app, &["partner", "list"]);
+    assert_eq!(listed, serde_json::json!([added]));
+
+    let updated = edihub_json(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--no-tls-client-certificates",
+            "--all-digests",
+            "--min-rsa-bits",
+            "2048",
+        ],
+    );
+    assert_eq!(updated["tls_client_fingerprints"], serde_json::json!([]));
+    assert_eq!(
+        updated["digests"].as_array().map(Vec::len),
+        Some(5),
+        "every digest"
+    );
+    assert_eq!(updated["min_rsa_bits"], 2048);
+    assert_eq!(updated["ciphers"], added["ciphers"], "unchanged");
+    assert_eq!(
+        updated["async_mdn_allowed_networks"],
+        added["async_mdn_allowed_networks"]
+    );
+}
+
+#[tokio::test]
+async fn bad_partnership_options_are_refused_precisely_and_store_nothing() {
+    let app = spawn_app().await;
+    let refusals = [
+        (
+            ["--async-mdn-allow-network", "10.0.0.0/33"],
+            "async MDN network \"10.0.0.0/33\"",
+        ),
+        (
+            ["--tls-client-fingerprint", "abcd"],
+            "has 2 bytes, not 32 (SHA-256)",
+        ),
+        (
+            ["--tls-client-fingerprint", "not-hex"],
+            "\"not-hex\" is not hex",
+        ),
+        (
+            ["--min-rsa-bits", "512"],
+            "min_rsa_bits 512 is outside 1024 ..= 16384",
+        ),
+        (["--digest", "md5"], "unknown digest \"md5\" (known: sha-1,"),
+        (["--cipher", "rc4"], "unknown cipher \"rc4\" (known: 3des,"),
+    ];
+    for (option, expected) in refusals {
+        let mut args = vec!["partner", "add", NEWCOMER];
+        args.extend(option);
+        let stderr = edihub_refused(&app, &args);
+        assert!(stderr.contains(expected), "{option:?}: {stderr}");
+    }
+    assert_eq!(app.count("SELECT count(*) FROM partner").await, 0);
+
+    edihub(&app, &["partner", "add", NEWCOMER, "--digest", "sha-256"]);
+    let stderr = edihub_refused(&app, &["partner", "update", NEWCOMER, "--cipher", "rc4"]);
+    assert!(stderr.contains("unknown cipher \"rc4\""), "{stderr}");
+    let shown = edihub_json(&app, &["partner", "show", NEWCOMER]);
+    assert_eq!(
+        shown["digests"],
+        serde_json::json!(["sha-256"]),
+        "unchanged"
+    );
 }

@@ -9,7 +9,7 @@ use edihub_as2::{
 use edihub_tests::{As2Response, HUB, PARTNER, TestApp, fixture, spawn_app_with, with_keys};
 use uuid::Uuid;
 
-fn identity(name: &str) -> Identity {
+pub(crate) fn identity(name: &str) -> Identity {
     Identity::from_pem(
         &fixture(&format!("as2/{name}.crt")),
         &fixture(&format!("as2/{name}.key")),
@@ -17,11 +17,11 @@ fn identity(name: &str) -> Identity {
     .expect("test identity")
 }
 
-fn hub_certificates() -> Vec<edihub_as2::Certificate> {
+pub(crate) fn hub_certificates() -> Vec<edihub_as2::Certificate> {
     edihub_as2::certificates_from_pem(&fixture("as2/hub.crt")).expect("hub certificate")
 }
 
-fn spec<'a>(message_id: &'a str, payload: &'a [u8]) -> PlainMessageSpec<'a> {
+pub(crate) fn spec<'a>(message_id: &'a str, payload: &'a [u8]) -> PlainMessageSpec<'a> {
     PlainMessageSpec {
         as2_from: PARTNER,
         as2_to: HUB,
@@ -34,7 +34,11 @@ fn spec<'a>(message_id: &'a str, payload: &'a [u8]) -> PlainMessageSpec<'a> {
     }
 }
 
-async fn post(app: &TestApp, headers: &[(String, String)], body: Vec<u8>) -> As2Response {
+pub(crate) async fn post(
+    app: &TestApp,
+    headers: &[(String, String)],
+    body: Vec<u8>,
+) -> As2Response {
     let response = app.post_raw(headers, body).await;
     assert_eq!(response.status, 200);
     response

@@ -5,6 +5,7 @@
 //! The stack must be up (`bash deploy/stack.sh up`); `deploy/test.sh` does that first.
 
 pub mod cpu;
+pub mod tls;
 
 use edihub_archive::ArchiveStore;
 use edihub_config::{DatabaseSettings, KafkaSettings, PartnerSettings, S3Settings, Secret};
@@ -77,7 +78,12 @@ pub fn with_keys(
 }
 
 pub struct TestApp {
+    /// The partner port.
     pub address: SocketAddr,
+    /// `/metrics`, `/health` and `/ready`.
+    pub ops_address: SocketAddr,
+    /// `http://127.0.0.1:port`, or `https://localhost:port` for [`spawn_tls_app_with`].
+    pub base_url: String,
     pub pool: PgPool,
     pub database: DatabaseSettings,
     pub kafka: KafkaSettings,
@@ -182,10 +188,33 @@ pub async fn spawn_app() -> TestApp {
 }
 
 /// [`spawn_app`], with the gateway settings adjusted by `configure` first (keys,
-/// partner certificates, requirements: see [`with_keys`]).
+/// partner certificates, requirements: see [`with_keys`]). The partner port serves
+/// plain HTTP, as behind a TLS-terminating proxy.
 pub async fn spawn_app_with(
     configure: impl FnOnce(&mut edihub_config::GatewaySettings),
 ) -> TestApp {
+    spawn_gateway(configure).await
+}
+
+/// [`spawn_app_with`], serving HTTPS with `tls`'s server certificate; `app.http`
+/// trusts its CA and `app.as2_url()` is `https://localhost:port/as2`.
+pub async fn spawn_tls_app_with(
+    tls: &tls::TestTls,
+    configure: impl FnOnce(&mut edihub_config::GatewaySettings),
+) -> TestApp {
+    let settings = tls.settings();
+    let mut app = spawn_gateway(move |gateway| {
+        gateway.plain_http = false;
+        gateway.tls = Some(settings);
+        configure(gateway);
+    })
+    .await;
+    app.http = tls.http_client(None);
+    app.base_url = format!("https://localhost:{}", app.address.port());
+    app
+}
+
+async fn spawn_gateway(configure: impl FnOnce(&mut edihub_config::GatewaySettings)) -> TestApp {
     let suffix = Uuid::new_v4().simple().to_string()[..12].to_owned();
     let database = database_settings(&format!("edihub_test_{suffix}"));
     edihub_db::create_and_migrate(&database)
@@ -220,6 +249,8 @@ pub async fn spawn_app_with(
 
     let mut gateway = edihub_config::GatewaySettings {
         listen: "127.0.0.1:0".into(),
+        plain_http: true,
+        ops_listen: "127.0.0.1:0".into(),
         hub_as2_id: HUB.into(),
         partners: std::iter::once(PARTNER)
             .chain(EXTRA_PARTNERS)
@@ -241,10 +272,13 @@ pub async fn spawn_app_with(
         .await
         .expect("build gateway");
     let address = app.address();
+    let ops_address = app.ops_address().expect("operations address");
     let shutdown = CancellationToken::new();
     tokio::spawn(app.run_until_stopped(shutdown.clone()));
     TestApp {
         address,
+        ops_address,
+        base_url: format!("http://{address}"),
         pool,
         database,
         kafka,
@@ -258,7 +292,19 @@ pub async fn spawn_app_with(
 
 impl TestApp {
     pub fn as2_url(&self) -> String {
-        format!("http://{}/as2", self.address)
+        format!("{}/as2", self.base_url)
+    }
+
+    /// The gateway's `/metrics` text.
+    pub async fn metrics(&self) -> String {
+        self.http
+            .get(format!("http://{}/metrics", self.ops_address))
+            .send()
+            .await
+            .expect("GET /metrics")
+            .text()
+            .await
+            .expect("metrics body")
     }
 
     /// Posts `payload` as a plain AS2 message from `from`, asking for a sync MDN.
@@ -591,4 +637,13 @@ impl MdnReceiver {
         )
         .await
     }
+}
+
+/// The INVOIC fixture with its interchange reference (UNB and UNZ) set to `number`, so
+/// that each message of a test is a different document. The same signed content twice
+/// from one partner is a replay to the gateway (`gateway.replay_window_hours`).
+pub fn numbered_invoic(number: usize) -> Vec<u8> {
+    let text = String::from_utf8(fixture("edifact/invoic-eancom-d96a.edi")).expect("UTF-8 fixture");
+    let reference = format!("EH{:06}", number % 1_000_000);
+    text.replace("EH000001", &reference).into_bytes()
 }

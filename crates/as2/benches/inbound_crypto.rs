@@ -89,7 +89,16 @@ fn main() {
         body.len()
     );
 
-    let unwrap = || unwrap_inbound(&headers, None, body, Some(&hub), &security, 1 << 24);
+    let unwrap = || {
+        unwrap_inbound(
+            &headers,
+            None,
+            body,
+            Some(&hub),
+            &security,
+            edihub_as2::UnwrapLimits::default(),
+        )
+    };
     let unwrapped = unwrap().expect("unwrap");
     assert_eq!(unwrapped.mic, secure.expected_mic);
     let report = MdnReport {

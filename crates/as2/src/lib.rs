@@ -38,12 +38,14 @@ pub mod smime;
 pub use crypto::{Encryption, Identity, certificates_from_pem};
 pub use error::As2Error;
 pub use headers::{As2Headers, Importance, MdnOptions, quote_as2_name};
-pub use mdn::{BuiltMdn, Disposition, DispositionError, MdnReport, build_mdn, parse_mdn};
+pub use mdn::{
+    BuiltMdn, Disposition, DispositionError, DispositionWarning, MdnReport, build_mdn, parse_mdn,
+};
 pub use message::{OutgoingMessage, PlainMessageSpec, build_plain_message};
 pub use mic::{Mic, MicAlg, mic_for_unsigned};
 /// An X.509 certificate (OpenSSL's), as the S/MIME functions take it.
 pub use openssl::x509::X509 as Certificate;
 pub use smime::{
-    AlgorithmPolicy, InboundRefusal, PartnerSecurity, SecureMessage, SecureMessageSpec, Unwrapped,
-    VerifiedMdn, build_secure_message, read_mdn, sign_mdn, unwrap_inbound,
+    AlgorithmPolicy, InboundRefusal, PartnerSecurity, SecureMessage, SecureMessageSpec,
+    UnwrapLimits, Unwrapped, VerifiedMdn, build_secure_message, read_mdn, sign_mdn, unwrap_inbound,
 };

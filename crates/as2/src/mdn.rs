@@ -28,6 +28,26 @@ pub enum Disposition {
     Processed,
     /// `processed/error: <reason>`: we received the message but could not accept it.
     Failed(DispositionError),
+    /// `processed/warning: <reason>`: we have the message, with a remark.
+    Warning(DispositionWarning),
+}
+
+/// The warning modifiers the hub sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DispositionWarning {
+    /// The same signed content was accepted before under another Message-ID: this copy
+    /// is acknowledged but not processed again (a replay, or a partner resending a file
+    /// as a new message).
+    DuplicateDocument,
+}
+
+impl DispositionWarning {
+    /// The wire spelling, e.g. `"duplicate-document"`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DispositionWarning::DuplicateDocument => "duplicate-document",
+        }
+    }
 }
 
 /// The error modifiers RFC 4130 section 7.4.3 defines.
@@ -81,6 +101,7 @@ impl Disposition {
         match self {
             Disposition::Processed => "processed".to_owned(),
             Disposition::Failed(e) => format!("processed/error: {}", e.as_str()),
+            Disposition::Warning(w) => format!("processed/warning: {}", w.as_str()),
         }
     }
 

@@ -137,7 +137,14 @@ fn unwrap_inbound_never_panics_on_mutations() {
         now_unix: 1_800_000_000,
     };
     let run = |headers: &As2Headers, body: &[u8]| {
-        let _ = unwrap_inbound(headers, None, body, Some(&hub), &security, 1 << 20);
+        let _ = unwrap_inbound(
+            headers,
+            None,
+            body,
+            Some(&hub),
+            &security,
+            edihub_as2::UnwrapLimits::default(),
+        );
     };
     run(&headers, &built.body);
     let body = &built.body;

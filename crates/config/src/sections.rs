@@ -134,12 +134,15 @@ pub struct PartnerSettings {
     #[serde(default)]
     pub certificates: Vec<std::path::PathBuf>,
     /// Refuse (insufficient-message-security) messages from this partner that are not
-    /// signed. Default false.
-    #[serde(default)]
+    /// signed. Default true in the settings file: say `false` to accept unsigned ones.
+    /// (`PartnerSettings::default()` in Rust has false, for tests that build settings
+    /// without keys.)
+    #[serde(default = "required")]
     pub require_signature: bool,
     /// Refuse (insufficient-message-security) messages from this partner that are not
-    /// encrypted to the hub. Default false.
-    #[serde(default)]
+    /// encrypted to the hub. Default true in the settings file, which then needs the
+    /// hub's key (`hub_private_key`); say `false` to accept unencrypted ones.
+    #[serde(default = "required")]
     pub require_encryption: bool,
     /// Accept signatures by one of `certificates` outside its validity period. Default
     /// false: a signature by an expired certificate is refused (authentication-failed).
@@ -176,11 +179,37 @@ pub struct PartnerSettings {
     pub ciphers: Vec<String>,
 }
 
+/// Secure by default: a partnership in the file requires what it does not waive.
+fn required() -> bool {
+    true
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct GatewaySettings {
-    /// Address to listen on; port 0 picks a free port (tests).
+    /// Address partners connect to; port 0 picks a free port (tests).
     pub listen: String,
+    /// HTTPS on `listen`: the server certificate and key. Required unless `plain_http`.
+    pub tls: Option<GatewayTlsSettings>,
+    /// Serve plain HTTP on `listen` instead, for a gateway behind a TLS-terminating
+    /// proxy. Default false: with neither this nor `tls`, the gateway refuses to start.
+    pub plain_http: bool,
+    /// Address of `/metrics`, `/health` and `/ready`: loopback by default, so the
+    /// partner port serves `POST /as2` only.
+    pub ops_listen: String,
+    /// Connections served at once; past it, a plain connection is answered 503 with
+    /// `Retry-After` and closed, a TLS one is closed before its handshake.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's head once it is ready for
+    /// one (after connecting, or after the previous answer on a kept-alive
+    /// connection), in milliseconds; also bounds the TLS handshake. Then it is closed.
+    pub idle_timeout_ms: u64,
+    /// A request body must arrive within this many milliseconds, plus one second for
+    /// every `body_min_bytes_per_second` received: a slower body gets 408 and the
+    /// connection is closed.
+    pub body_read_timeout_ms: u64,
+    /// The least average rate, past `body_read_timeout_ms`, a body must keep.
+    pub body_min_bytes_per_second: u64,
     /// The hub's own AS2 name: the AS2-To partners must address.
     pub hub_as2_id: String,
     /// Largest accepted request body, in bytes; larger gets 413.
@@ -223,6 +252,10 @@ pub struct GatewaySettings {
     pub journal_writers: usize,
     /// Most messages one journal commit carries.
     pub journal_batch: usize,
+    /// How long, in hours, the same signed content from the same partner counts as a
+    /// replay: a copy under a new Message-ID within it is answered `processed/warning:
+    /// duplicate-document` and not journaled again. 0 turns the check off.
+    pub replay_window_hours: u64,
 }
 
 /// Asynchronous MDNs go through the outbox (channel `as2-mdn`): the gateway POSTs them
@@ -236,6 +269,11 @@ pub struct AsyncMdnSettings {
     pub retry: RelaySettings,
     /// Time allowed for one POST (connect and answer), in milliseconds.
     pub timeout_ms: u64,
+    /// The HTTP proxy for the POSTs (`http://proxy:3128`). None (the default): no proxy,
+    /// whatever `HTTP_PROXY` and the like say, so the hub connects only to addresses
+    /// it checked itself. Through a proxy, the proxy resolves host names: it must then
+    /// refuse internal addresses itself (IP literals are still checked by the hub).
+    pub proxy: Option<String>,
 }
 
 impl Default for AsyncMdnSettings {
@@ -251,8 +289,28 @@ impl Default for AsyncMdnSettings {
                 max_backoff_ms: 60 * 60 * 1000,
             },
             timeout_ms: 30_000,
+            proxy: None,
         }
     }
+}
+
+/// The gateway's TLS server certificate, re-read while it runs (certificates are
+/// renewed without a restart).
+#[derive(Debug, Clone, Deserialize)]
+pub struct GatewayTlsSettings {
+    /// PEM file: the server certificate first, then its intermediates.
+    pub certificate: std::path::PathBuf,
+    /// PEM file: its private key (PKCS#8, PKCS#1 or SEC1), unencrypted. Keep it
+    /// readable by the gateway only.
+    pub private_key: std::path::PathBuf,
+    /// How often both files are checked for a change, in milliseconds. A change that
+    /// does not load is logged and the previous certificate kept.
+    #[serde(default = "tls_reload_ms")]
+    pub reload_ms: u64,
+}
+
+fn tls_reload_ms() -> u64 {
+    60_000
 }
 
 impl GatewaySettings {
@@ -268,6 +326,15 @@ impl Default for GatewaySettings {
     fn default() -> Self {
         Self {
             listen: "127.0.0.1:8080".into(),
+            tls: None,
+            plain_http: false,
+            // Beside the other services' 9101 to 9103.
+            ops_listen: "127.0.0.1:9100".into(),
+            max_connections: 1024,
+            idle_timeout_ms: 30_000,
+            body_read_timeout_ms: 30_000,
+            // A 64 MiB body may take about 17 minutes, a trickle is cut after 30 s.
+            body_min_bytes_per_second: 64 * 1024,
             hub_as2_id: "EDIHUB".into(),
             max_body_bytes: 64 * 1024 * 1024,
             max_header_bytes: 32 * 1024,
@@ -281,6 +348,9 @@ impl Default for GatewaySettings {
             partner_reload_ms: 30_000,
             journal_writers: 2,
             journal_batch: 64,
+            // A month: partners resend failed transfers within days, and an invoice
+            // replayed later is caught by the ERP's own duplicate check.
+            replay_window_hours: 30 * 24,
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct Request<'a> {
     pub mdn_nonce: Uuid,
     /// When the message arrived: judges certificate validity and signs the MDN.
     pub now: DateTime<Utc>,
+    /// SHA-256 of the TLS client certificate the connection presented, if any.
+    pub tls_client_sha256: Option<[u8; 32]>,
 }
 
 #[derive(Debug)]
@@ -69,6 +71,10 @@ pub struct Accepted {
     pub mdn: Mdn,
     /// Where to POST the MDN, when the partner asked for it asynchronously.
     pub async_mdn: Option<Url>,
+    /// SHA-256 of the signed entity as the partner signed it (replay detection).
+    pub signed_sha256: Option<[u8; 32]>,
+    /// Remarks on an accepted message (a weak digest or cipher), for operators.
+    pub warnings: Vec<String>,
 }
 
 /// A message refused with an error MDN; nothing of it is journaled.
@@ -80,6 +86,10 @@ pub struct Refused {
     pub mdn: Mdn,
     /// Where the MDN of an earlier, accepted copy would go, should this be a resend.
     pub receipt: ReceiptDelivery,
+    /// The request proved it comes from the partner (its signature verified with one of
+    /// the partner's certificates) before it was refused. Only such a request may be
+    /// answered as a resend of an accepted message.
+    pub authenticated: bool,
 }
 
 /// The hub's fault, not the partner's: no answer can be given now.
@@ -129,11 +139,14 @@ pub fn decide(
                 mic: unwrapped.mic,
                 mdn,
                 async_mdn,
+                signed_sha256: unwrapped.signed_sha256,
+                warnings: unwrapped.warnings,
             })))
         }
         Err(InboundRefusal {
             disposition,
             reason,
+            authenticated,
         }) => {
             let text = format!("The message {} was refused: {reason}.", as2.message_id);
             let mdn = mdn
@@ -144,6 +157,7 @@ pub fn decide(
                 reason,
                 mdn,
                 receipt,
+                authenticated,
             })))
         }
     }
@@ -167,6 +181,7 @@ fn unwrap(
     let refuse = |disposition, reason: String| InboundRefusal {
         disposition,
         reason,
+        authenticated: false,
     };
     let Some(hub) = known.hub else {
         let reason = format!("AS2-To {:?} is not this hub", as2.as2_to);
@@ -176,6 +191,18 @@ fn unwrap(
         let reason = format!("AS2-From {:?} is not a configured partner", as2.as2_from);
         return Err(refuse(DispositionError::AuthenticationFailed, reason));
     };
+    if !tls_client_matches(partner, request.tls_client_sha256) {
+        let reason = format!(
+            "the partnership of AS2-From {:?} requires one of its TLS client certificates, and the connection presented {}",
+            as2.as2_from,
+            if request.tls_client_sha256.is_some() {
+                "another"
+            } else {
+                "none"
+            }
+        );
+        return Err(refuse(DispositionError::AuthenticationFailed, reason));
+    }
     let async_mdn = match receipt {
         ReceiptDelivery::InResponse => None,
         ReceiptDelivery::Async(url) => Some(url.clone()),
@@ -190,7 +217,17 @@ fn unwrap(
         request.body,
         hub.keys.as_ref(),
         &partner.security(request.now.timestamp()),
-        policy.max_decompressed_bytes,
+        edihub_as2::UnwrapLimits {
+            max_decompressed_bytes: policy.max_decompressed_bytes,
+            ..Default::default()
+        },
     )?;
     Ok((unwrapped, async_mdn))
+}
+
+/// Whether the connection's TLS client certificate is one the partnership pins (always
+/// true for a partnership that pins none).
+pub fn tls_client_matches(partner: &Partnership, presented: Option<[u8; 32]>) -> bool {
+    partner.tls_client_fingerprints.is_empty()
+        || presented.is_some_and(|sha256| partner.tls_client_fingerprints.contains(&sha256))
 }

@@ -15,13 +15,17 @@
 //! - [`decision`]: accept, with the payload and the MDN, or refuse, with the
 //!   disposition and its error MDN.
 //! - [`mdn`]: the MDN itself, signed when the partner asked for a signed receipt.
+//! - [`replay`]: the warning MDN for signed content accepted before under another
+//!   Message-ID.
 
 pub mod decision;
 pub mod mdn;
 pub mod receipt;
+pub mod replay;
 pub mod request;
 
 pub use decision::{Accepted, DecideError, Decision, Layers, Policy, Refused, Request, decide};
 pub use mdn::{Mdn, REPORTING_UA};
 pub use receipt::{ReceiptDelivery, receipt_delivery};
+pub use replay::replay_mdn;
 pub use request::{RequestError, read_headers};

@@ -25,10 +25,15 @@ pub fn receipt_delivery(as2: &As2Headers, partner: Option<&Partnership>) -> Rece
         Some(url) if as2.mdn_requested() => url,
         _ => return ReceiptDelivery::InResponse,
     };
-    let allowed = partner
-        .map(|p| p.async_mdn_urls.as_slice())
+    let (allowed, networks) = partner
+        .map(|p| {
+            (
+                p.async_mdn_urls.as_slice(),
+                p.async_mdn_allowed_networks.as_slice(),
+            )
+        })
         .unwrap_or_default();
-    match receipt_url::check(requested, allowed) {
+    match receipt_url::check(requested, allowed, networks) {
         Ok(url) => ReceiptDelivery::Async(url),
         Err(refused) => ReceiptDelivery::Disallowed(refused),
     }

@@ -125,6 +125,16 @@ fn transfer_encoding(message: &OutgoingMessage) -> Option<&str> {
 }
 
 fn decide_on(message: &OutgoingMessage, directory: &Directory) -> Decision {
+    decide_over_tls(message, directory, None)
+}
+
+/// The decision on `message` arriving over a connection whose TLS client certificate
+/// has this SHA-256 (`None`: no client certificate).
+fn decide_over_tls(
+    message: &OutgoingMessage,
+    directory: &Directory,
+    tls_client_sha256: Option<[u8; 32]>,
+) -> Decision {
     let headers = headers_of(message);
     let request = Request {
         headers: &headers,
@@ -133,6 +143,7 @@ fn decide_on(message: &OutgoingMessage, directory: &Directory) -> Decision {
         message_id: Uuid::from_u128(1),
         mdn_nonce: Uuid::from_u128(2),
         now: now(),
+        tls_client_sha256,
     };
     decide(&request, directory, &policy()).expect("a decision")
 }
@@ -318,4 +329,67 @@ fn a_hub_without_a_key_answers_a_signed_receipt_request_unsigned() {
         "{}",
         accepted.mdn.content_type
     );
+}
+
+#[test]
+fn a_partnership_pinning_tls_client_certificates_refuses_other_connections_before_any_work() {
+    let pinned = [0x5a; 32];
+    let partner = PartnerSettings {
+        tls_client_fingerprints: vec![hex_of(&pinned)],
+        ..partner_a(true, true)
+    };
+    let directory = directory(partner);
+    let message = signed_and_encrypted();
+    for presented in [None, Some([0x11; 32])] {
+        let (disposition, reason, _) = refused(decide_over_tls(&message, &directory, presented));
+        assert_eq!(disposition, DispositionError::AuthenticationFailed);
+        assert!(reason.contains("TLS client certificate"), "{reason}");
+    }
+    let Decision::Accept(_) = decide_over_tls(&message, &directory, Some(pinned)) else {
+        panic!("refused with the pinned certificate");
+    };
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn a_replay_is_answered_with_a_signed_duplicate_document_warning() {
+    let message = signed_and_encrypted();
+    let directory = directory(partner_a(true, true));
+    let Decision::Accept(accepted) = decide_on(&message, &directory) else {
+        panic!("refused");
+    };
+    let headers = headers_of(&message);
+    let request = Request {
+        headers: &headers,
+        transfer_encoding: None,
+        body: &[],
+        message_id: Uuid::from_u128(3),
+        mdn_nonce: Uuid::from_u128(4),
+        now: now(),
+        tls_client_sha256: None,
+    };
+    let mdn = edihub_inbound::replay_mdn(
+        &request,
+        &directory,
+        &policy(),
+        accepted.mic.clone(),
+        "<first@a.example>",
+    )
+    .expect("MDN");
+    assert_eq!(
+        mdn.disposition.outcome(),
+        "processed/warning: duplicate-document"
+    );
+    let hub = identity("hub");
+    let read = read_mdn(
+        &mdn.content_type,
+        &mdn.body,
+        std::slice::from_ref(&hub.certificate),
+    )
+    .expect("signed by the hub");
+    assert!(read.signed);
+    assert_eq!(read.report.received_content_mic, Some(accepted.mic));
 }

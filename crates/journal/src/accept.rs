@@ -12,19 +12,21 @@ use std::sync::LazyLock;
 /// are bound in this order by both.
 pub(crate) const INSERT_MESSAGE: &str = "INSERT INTO edi_message (id, as2_from, as2_to, \
     as2_message_id, content_type, as2_headers, raw_body, payload, payload_sha256, payload_size, \
-    unb_sender, unb_recipient, unb_reference, received_at)";
+    unb_sender, unb_recipient, unb_reference, received_at, signed_sha256, replay_until)";
 pub(crate) const INSERT_MDN: &str = "INSERT INTO mdn (message_id, mdn_message_id, disposition, \
     content_type, headers, body, created_at)";
 
 /// Every part inserts only when the message row did (`FROM message`), so a duplicate
-/// writes nothing at all. The outbox parts are `edihub_outbox::insert`'s, so the rows
+/// writes nothing at all. A duplicate is either the same AS2 identity (a resend) or the
+/// same signed content within its replay window (a replay); [`crate::find_mdn`] and
+/// [`crate::find_signed_content`] tell which. The outbox parts are `edihub_outbox::insert`'s, so the rows
 /// are the ones `edihub_outbox::enqueue_on` writes, channel included.
 static ACCEPT: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH message AS (
              {message}
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-             ON CONFLICT ON CONSTRAINT edi_message_as2_identity DO NOTHING
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $20, $21)
+             ON CONFLICT DO NOTHING
              RETURNING id),
          receipt AS (
              {receipt}
@@ -43,7 +45,7 @@ static ACCEPT: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The first parameter of the event's outbox part, after the message's and the MDN's.
-const EVENT: usize = 20;
+const EVENT: usize = 22;
 /// The first parameter of the delivery's outbox part.
 const DELIVERY: usize = EVENT + insert::PARAMETERS;
 
@@ -95,6 +97,8 @@ fn arguments(
     args.add(&mdn.content_type)?;
     args.add(crate::mdn::headers_json(&mdn.headers))?;
     args.add(&mdn.body)?;
+    args.add(message.signed_sha256.as_ref().map(|d| d.as_slice()))?;
+    args.add(message.replay_until)?;
     debug_assert_eq!(args.len() + 1, EVENT);
     insert::bind(&mut args, Some(event), channels::KAFKA)?;
     insert::bind(&mut args, delivery, channels::AS2_MDN)?;

@@ -124,8 +124,8 @@ async fn write(pool: &PgPool, batch: &[Pending]) -> Vec<Result<(), JournalError>
 }
 
 /// The multi-row form of [`crate::accept`]'s statement: columns bound as arrays and
-/// unnested. A message whose AS2 identity exists already (or repeats one earlier in
-/// the batch) inserts nothing, exactly as in the single form. The outbox parts are
+/// unnested. A message whose AS2 identity or signed content exists already (or repeats
+/// one earlier in the batch) inserts nothing, exactly as in the single form. The outbox parts are
 /// `edihub_outbox::insert`'s, keyed by the message id.
 static INSERT_MANY: LazyLock<String> = LazyLock::new(|| {
     format!(
@@ -134,8 +134,8 @@ static INSERT_MANY: LazyLock<String> = LazyLock::new(|| {
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                   $6::jsonb[], $7::bytea[], $8::bytea[], $9::text[],
                                   $10::int8[], $11::text[], $12::text[], $13::text[],
-                                  $14::timestamptz[])
-             ON CONFLICT ON CONSTRAINT edi_message_as2_identity DO NOTHING
+                                  $14::timestamptz[], $20::bytea[], $21::timestamptz[])
+             ON CONFLICT DO NOTHING
              RETURNING id),
          receipt AS (
              {receipt}
@@ -159,7 +159,7 @@ static INSERT_MANY: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The first parameter of the events' outbox part, after the messages' and the MDNs'.
-const EVENT: usize = 20;
+const EVENT: usize = 22;
 /// The first parameter of the deliveries' outbox part.
 const DELIVERY: usize = EVENT + insert::PARAMETERS;
 
@@ -193,6 +193,10 @@ fn arguments(accepts: &[&Accept]) -> Result<PgArguments, BoxDynError> {
     args.add(texts(accepts, |a| &a.mdn.content_type))?;
     args.add(column(accepts, |a| headers_json(&a.mdn.headers)))?;
     args.add(column(accepts, |a| a.mdn.body.as_slice()))?;
+    args.add(column(accepts, |a| {
+        a.message.signed_sha256.as_ref().map(|d| d.as_slice())
+    }))?;
+    args.add(column(accepts, |a| a.message.replay_until))?;
     debug_assert_eq!(args.len() + 1, EVENT);
     let events = column(accepts, |a| Some(&a.event));
     insert::bind_arrays(&mut args, &events, channels::KAFKA)?;

@@ -1,6 +1,9 @@
 //! The message journal: every accepted AS2 message, byte for byte, with the MDN it got.
 //! It owns the `edi_message`, `mdn` and `as2_refusal` tables.
 //!
+//! A signed message is journaled once per signed content and partner within a replay
+//! window, whatever its Message-ID ([`find_signed_content`]).
+//!
 //! Architecture invariant: [`accept`] writes the message, its MDN and the
 //! `EdiMessageReceived` outbox row in ONE transaction. The gateway sends the MDN only
 //! after `accept` returned `Ok`; if the commit fails the partner gets a 5xx and resends.
@@ -11,6 +14,7 @@ mod lookup;
 mod mdn;
 mod payload;
 mod refusal;
+mod replay;
 
 pub use accept::accept;
 pub use batch::{Accept, AcceptQueue};
@@ -18,6 +22,7 @@ pub use lookup::{find_by_as2_message_id, message_json};
 pub use mdn::{find_mdn, load_mdns};
 pub use payload::{ClaimCheckError, StoredPayload, load_payload, resolve_claim_check};
 pub use refusal::{Refusal, record_refusal};
+pub use replay::{SignedOriginal, find_signed_content};
 
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -38,6 +43,10 @@ pub struct AcceptedMessage {
     pub unb_recipient: Option<String>,
     pub unb_reference: Option<String>,
     pub received_at: DateTime<Utc>,
+    /// SHA-256 of the signed entity, for a signed message: the same content from the same
+    /// partner is not accepted again until `replay_until`.
+    pub signed_sha256: Option<[u8; 32]>,
+    pub replay_until: Option<DateTime<Utc>>,
 }
 
 /// An MDN as stored and as sent back (again, on a resend).
@@ -53,7 +62,8 @@ pub struct StoredMdn {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// The same (AS2-From, AS2-To, Message-ID) was accepted already, possibly by a
-    /// concurrent request; the caller answers with [`find_mdn`]'s MDN.
+    /// concurrent request, and the caller answers with [`find_mdn`]'s MDN; or the same
+    /// signed content was, within its replay window ([`find_signed_content`]).
     #[error("message already accepted")]
     Duplicate,
     #[error("database error: {0}")]

@@ -8,17 +8,24 @@
 //! server is down, and ends FAILED (visible to `edihub outbox failed`) rather than lost.
 //!
 //! The URL was checked against the partnership when the message came in
-//! (`edihub_as2::receipt_url`); the poster follows no redirects, so it cannot be steered
-//! elsewhere afterwards.
+//! (`edihub_as2::receipt_url`, which also judged an IP-literal host). What a host name
+//! resolves to is judged here, when the POST is made, against the partnership's async
+//! MDN networks carried in the row ([`resolve`]); the poster connects only to the
+//! addresses that passed, uses no proxy unless configured and follows no redirects, so
+//! it cannot be steered elsewhere afterwards.
 
+mod client;
 mod poster;
+mod resolve;
 
+pub use client::Clients;
 pub use poster::{MdnPoster, PostError};
+pub use resolve::AddressRefused;
 
 use edihub_outbox::{NewEvent, channels};
+use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
-use std::time::Duration;
 use url::Url;
 use uuid::Uuid;
 
@@ -37,20 +44,33 @@ pub struct MdnDelivery {
     pub partner: String,
     /// Where to POST it; also in the row's `topic`.
     pub url: String,
+    /// The partnership's async MDN networks when the message came in: internal
+    /// addresses the URL may resolve to (rows from before this field: none).
+    #[serde(default)]
+    pub allowed_networks: Vec<IpNet>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum DeliveryError {
     #[error("cannot build the HTTP client: {0}")]
-    Client(#[from] reqwest::Error),
+    Client(#[source] reqwest::Error),
+    #[error("async_mdn.proxy is not a usable proxy URL: {0}")]
+    Proxy(#[source] reqwest::Error),
 }
 
-/// The outbox row that will deliver `message_id`'s stored MDN to `url`.
-pub fn delivery_event(message_id: Uuid, partner: &str, url: &Url) -> NewEvent {
+/// The outbox row that will deliver `message_id`'s stored MDN to `url`, which may
+/// resolve to addresses in `allowed_networks` besides public ones.
+pub fn delivery_event(
+    message_id: Uuid,
+    partner: &str,
+    url: &Url,
+    allowed_networks: &[IpNet],
+) -> NewEvent {
     let delivery = MdnDelivery {
         message_id,
         partner: partner.to_owned(),
         url: url.to_string(),
+        allowed_networks: allowed_networks.to_vec(),
     };
     NewEvent {
         id: Uuid::now_v7(),
@@ -68,18 +88,4 @@ pub fn delivery_event(message_id: Uuid, partner: &str, url: &Url) -> NewEvent {
 pub async fn enqueue_redelivery(pool: &PgPool, event: &NewEvent) -> Result<(), sqlx::Error> {
     let mut conn = pool.acquire().await?;
     edihub_outbox::enqueue_on(&mut conn, channels::AS2_MDN, event).await
-}
-
-/// An HTTP client for partners' MDN receivers: no redirects (a 3xx is a failed
-/// attempt), a bounded time per POST, http and https (rustls with the platform's roots).
-pub fn http_client(timeout: Duration) -> Result<reqwest::Client, DeliveryError> {
-    // reqwest is built without a default crypto provider; the S3 client already links
-    // aws-lc-rs. Installing fails only when one is installed already, which is fine.
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    Ok(reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .user_agent(concat!("edihub/", env!("CARGO_PKG_VERSION")))
-        .build()?)
 }

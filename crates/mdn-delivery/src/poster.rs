@@ -1,13 +1,16 @@
 //! The publisher of the `as2-mdn` channel: POSTs each row's stored MDN to its URL.
 
-use crate::MdnDelivery;
+use crate::{AddressRefused, Clients, DeliveryError, MdnDelivery};
+use edihub_as2::receipt_url;
 use edihub_journal::StoredMdn;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher};
 use serde::Deserialize;
 use sqlx::PgPool;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 use tracing::Instrument as _;
+use url::Url;
 use uuid::Uuid;
 
 /// Why one MDN was not delivered; its text becomes the row's `last_error`.
@@ -20,6 +23,33 @@ pub enum PostError {
     Load(#[source] Arc<sqlx::Error>),
     #[error("no stored MDN for message {0}")]
     NoMdn(Uuid),
+    #[error("POST {url} not attempted: not a URL ({source})")]
+    BadUrl {
+        url: String,
+        #[source]
+        source: url::ParseError,
+    },
+    #[error(
+        "POST {url} not attempted: {address} is a {range} address, outside the \
+         partnership's async MDN networks"
+    )]
+    Address {
+        url: String,
+        address: IpAddr,
+        range: &'static str,
+    },
+    #[error("POST {url} not attempted: {source}")]
+    Refused {
+        url: String,
+        #[source]
+        source: AddressRefused,
+    },
+    #[error("POST {url}: {source}")]
+    Client {
+        url: String,
+        #[source]
+        source: DeliveryError,
+    },
     #[error("POST {url}: {source}")]
     Send {
         url: String,
@@ -33,21 +63,48 @@ pub enum PostError {
     },
 }
 
+impl PostError {
+    /// Whether no retry can deliver it: the URL names, or resolves only to, addresses
+    /// the hub does not POST to. A failed lookup, a refused connection or an error
+    /// status may pass, and are retried.
+    pub fn is_permanent(&self) -> bool {
+        matches!(
+            self,
+            PostError::BadUrl { .. } | PostError::Address { .. } | PostError::Refused { .. }
+        )
+    }
+
+    fn into_publish_error(self) -> PublishError {
+        if self.is_permanent() {
+            PublishError::permanent(self)
+        } else {
+            PublishError::new(self)
+        }
+    }
+}
+
 /// Publishes `as2-mdn` outbox rows by POSTing the stored MDNs.
 pub struct MdnPoster {
     pool: PgPool,
-    client: reqwest::Client,
+    clients: Clients,
 }
 
 impl MdnPoster {
-    pub fn new(pool: PgPool, client: reqwest::Client) -> Self {
-        Self { pool, client }
+    pub fn new(pool: PgPool, clients: Clients) -> Self {
+        Self { pool, clients }
     }
 
     async fn post(&self, delivery: &MdnDelivery, mdn: &StoredMdn) -> Result<(), PostError> {
-        let mut request = self
-            .client
-            .post(&delivery.url)
+        let url = checked_url(delivery)?;
+        let client = self
+            .clients
+            .for_networks(&delivery.allowed_networks)
+            .map_err(|source| PostError::Client {
+                url: delivery.url.clone(),
+                source,
+            })?;
+        let mut request = client
+            .post(url)
             .header(reqwest::header::CONTENT_TYPE, &mdn.content_type)
             .body(mdn.body.clone());
         for (name, value) in &mdn.headers {
@@ -55,10 +112,10 @@ impl MdnPoster {
                 request = request.header(name.as_str(), value.as_str());
             }
         }
-        let response = request.send().await.map_err(|source| PostError::Send {
-            url: delivery.url.clone(),
-            source,
-        })?;
+        let response = request
+            .send()
+            .await
+            .map_err(|source| send_error(delivery, source))?;
         let status = response.status();
         if status.is_success() {
             Ok(())
@@ -92,6 +149,10 @@ impl MdnPoster {
                     tracing::info!("async MDN delivered");
                     "delivered"
                 }
+                Err(error) if error.is_permanent() => {
+                    tracing::warn!(%error, "async MDN refused: not attempted, not retried");
+                    "refused"
+                }
                 Err(error) => {
                     tracing::warn!(%error, "async MDN not delivered");
                     "error"
@@ -104,6 +165,44 @@ impl MdnPoster {
         }
         .instrument(span)
         .await
+    }
+}
+
+/// The row's URL, when the hub may connect to it. reqwest's resolver (where host names
+/// are checked) never sees an IP-literal host, so that is checked here, again: the
+/// partnership's networks may have changed since, and old rows were never checked.
+fn checked_url(delivery: &MdnDelivery) -> Result<Url, PostError> {
+    let url = Url::parse(&delivery.url).map_err(|source| PostError::BadUrl {
+        url: delivery.url.clone(),
+        source,
+    })?;
+    if let Some(address) = receipt_url::ip_literal(&url)
+        && let Some(range) = receipt_url::refused_range(address, &delivery.allowed_networks)
+    {
+        return Err(PostError::Address {
+            url: delivery.url.clone(),
+            address,
+            range,
+        });
+    }
+    Ok(url)
+}
+
+/// A failed send; permanent when the resolver found only refused addresses.
+fn send_error(delivery: &MdnDelivery, source: reqwest::Error) -> PostError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&source);
+    while let Some(error) = cause {
+        if let Some(refused) = error.downcast_ref::<AddressRefused>() {
+            return PostError::Refused {
+                url: delivery.url.clone(),
+                source: refused.clone(),
+            };
+        }
+        cause = error.source();
+    }
+    PostError::Send {
+        url: delivery.url.clone(),
+        source,
     }
 }
 
@@ -137,8 +236,11 @@ impl Publisher for MdnPoster {
                     Ok(delivery) => self.deliver(record, delivery, &mdns).await,
                     Err(error) => Err(error),
                 };
-                outcome.map_err(PublishError::new)
+                outcome.map_err(PostError::into_publish_error)
             });
         futures::future::join_all(posts).await
     }
 }
+
+#[cfg(test)]
+mod tests;

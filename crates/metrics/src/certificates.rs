@@ -48,9 +48,14 @@ pub struct CertificateExpiry {
 pub fn set_certificate_expiries(kind: CertificateKind, certificates: &[CertificateExpiry]) {
     for family in CERTIFICATE_EXPIRY.collect() {
         for metric in family.get_metric() {
-            let labels: Vec<&str> = metric.get_label().iter().map(|l| l.value()).collect();
-            if labels.first() == Some(&kind.as_str()) {
-                let _ = CERTIFICATE_EXPIRY.remove_label_values(&labels);
+            // Collected labels come sorted by name, not in the order they were declared.
+            let label = |name: &str| {
+                let pair = metric.get_label().iter().find(|l| l.name() == name);
+                pair.map(|l| l.value()).unwrap_or_default()
+            };
+            if label("kind") == kind.as_str() {
+                let declared = [label("kind"), label("owner"), label("fingerprint")];
+                let _ = CERTIFICATE_EXPIRY.remove_label_values(&declared);
             }
         }
     }
@@ -60,3 +65,6 @@ pub fn set_certificate_expiries(kind: CertificateKind, certificates: &[Certifica
             .set(certificate.not_after_unix);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,12 @@
 //! | metric | type | labels | meaning |
 //! |---|---|---|---|
 //! | `edihub_as2_messages_total` | counter | `disposition` | AS2 messages answered, by MDN disposition (`processed`, `authentication-failed`, ...; `resend` for a repeated Message-ID) |
+//! | `edihub_as2_refusals_unrecorded_total` | counter | | refusals of unauthenticated requests answered but not recorded in `as2_refusal`, because they came faster than its budget |
+//! | `edihub_gateway_connections` | gauge | | partner connections open now (at most `gateway.max_connections`) |
+//! | `edihub_gateway_connections_refused_total` | counter | `transport` | connections refused at `gateway.max_connections` (`plain`: answered 503 with `Retry-After`; `tls`: closed before the handshake) |
+//! | `edihub_http_rejections_total` | counter | `status` | requests refused before the AS2 decision: `400` and `431` (hyper's own answers to a malformed or oversized head, and the route's), `408` (body too slow, or head not complete in `gateway.idle_timeout_ms`: hyper closes without an answer), `413` (body over `gateway.max_body_bytes`) |
+//! | `edihub_gateway_tls_handshake_failures_total` | counter | | TLS handshakes that failed (e.g. plain HTTP on the TLS port) or timed out |
+//! | `edihub_gateway_tls_reloads_total` | counter | `outcome` | changes of the TLS certificate files: `loaded`, or `failed` (the previous certificate is kept) |
 //! | `edihub_outbox_published_total` | counter | `outcome` | rows the relay published (`sent`), scheduled for retry (`retried`) or dead-lettered (`failed`) |
 //! | `edihub_outbox_batch_size` | histogram | | rows claimed per relay step |
 //! | `edihub_outbox_publish_seconds` | histogram | | time from claim to the broker's last ack, per step |
@@ -16,17 +22,22 @@
 //! | `edihub_consumer_lag` | gauge | `consumer`, `topic`, `partition` | records of an assigned partition not yet handed to the handler: high watermark minus the consumer's position (before its first record, the committed offset), read every `consumer.lag_interval_ms` |
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
-    TextEncoder,
+    Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
 };
 use std::sync::LazyLock;
 
 pub mod certificates;
 pub mod component;
 mod ops;
+pub mod transport;
 
 pub use certificates::{CertificateExpiry, CertificateKind, set_certificate_expiries};
 pub use ops::{OpsServer, Probe, probe, probe_with, routes};
+pub use transport::{
+    GATEWAY_CONNECTIONS, GATEWAY_CONNECTIONS_REFUSED, HTTP_REJECTIONS, TLS_HANDSHAKE_FAILURES,
+    TLS_RELOADS,
+};
 
 /// The registry all edihub metrics live in.
 pub static REGISTRY: LazyLock<Registry> = LazyLock::new(Registry::new);
@@ -43,6 +54,13 @@ fn counter_vec(name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
     register(
         IntCounterVec::new(Opts::new(name, help), labels)
             .unwrap_or_else(|_| unreachable!("metric names and labels are static and valid")),
+    )
+}
+
+fn counter(name: &str, help: &str) -> IntCounter {
+    register(
+        IntCounter::new(name, help)
+            .unwrap_or_else(|_| unreachable!("metric names are static and valid")),
     )
 }
 
@@ -74,10 +92,16 @@ pub static AS2_MESSAGES: LazyLock<IntCounterVec> = LazyLock::new(|| {
         &["disposition"],
     )
 });
+pub static AS2_REFUSALS_UNRECORDED: LazyLock<IntCounter> = LazyLock::new(|| {
+    counter(
+        "edihub_as2_refusals_unrecorded_total",
+        "refusals of unauthenticated requests not written to as2_refusal (over the budget)",
+    )
+});
 pub static AS2_ASYNC_MDN_POSTS: LazyLock<IntCounterVec> = LazyLock::new(|| {
     counter_vec(
         "edihub_as2_async_mdn_posts_total",
-        "Asynchronous MDN POSTs to partners, by outcome (delivered, error)",
+        "Asynchronous MDN POSTs to partners, by outcome (delivered, error, refused: not attempted)",
         &["outcome"],
     )
 });

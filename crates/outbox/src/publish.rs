@@ -7,12 +7,33 @@ use std::future::Future;
 /// Why one record was not published. The publisher's own error is kept as the source;
 /// its text is what the row's `last_error` shows to operators.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct PublishError(#[source] Box<dyn std::error::Error + Send + Sync>);
+#[error("{source}")]
+pub struct PublishError {
+    #[source]
+    source: Box<dyn std::error::Error + Send + Sync>,
+    permanent: bool,
+}
 
 impl PublishError {
+    /// A failure worth retrying (the broker or server may answer later).
     pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self(source.into())
+        Self {
+            source: source.into(),
+            permanent: false,
+        }
+    }
+
+    /// A failure no retry can cure (say, a destination the hub must never connect to):
+    /// the relay marks the row FAILED at once.
+    pub fn permanent(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self {
+            source: source.into(),
+            permanent: true,
+        }
+    }
+
+    pub fn is_permanent(&self) -> bool {
+        self.permanent
     }
 }
 

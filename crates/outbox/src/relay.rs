@@ -168,7 +168,7 @@ impl<P: Publisher> Relay<P> {
                 Ok(()) => sent.push(record.seq),
                 Err(error) => {
                     let attempts = record.attempts + 1;
-                    let dead = attempts >= self.settings.max_attempts;
+                    let dead = error.is_permanent() || attempts >= self.settings.max_attempts;
                     let delay = backoff(&self.settings, attempts);
                     tracing::warn!(
                         outbox_id = %record.id, aggregate_id = %record.aggregate_id,

@@ -159,8 +159,9 @@ impl Directory {
                     partner.as2_id
                 )));
             }
-            let invalid =
-                |e: String| DirectoryError::Invalid(format!("partner {}: {e}", partner.as2_id));
+            let invalid = |e: options::OptionError| {
+                DirectoryError::Invalid(format!("partner {}: {e}", partner.as2_id))
+            };
             let partnership = Partnership {
                 as2_id: partner.as2_id.clone(),
                 name: partner.name.clone(),

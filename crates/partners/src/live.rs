@@ -5,7 +5,9 @@
 
 use crate::store::{self, StoreError};
 use crate::{Directory, DirectoryError};
+use edihub_as2::Certificate;
 use edihub_config::GatewaySettings;
+use edihub_metrics::{CertificateExpiry, CertificateKind, set_certificate_expiries};
 use sqlx::PgPool;
 use sqlx::postgres::PgListener;
 use std::sync::{Arc, RwLock};
@@ -28,8 +30,10 @@ pub struct LiveDirectory {
 impl LiveDirectory {
     /// Starts from the settings file alone; fails when the file's entries are unusable.
     pub fn new(settings: &GatewaySettings) -> Result<LiveDirectory, DirectoryError> {
+        let directory = Directory::from_settings(settings)?;
+        export_expiries(&directory);
         Ok(LiveDirectory {
-            current: RwLock::new(Arc::new(Directory::from_settings(settings)?)),
+            current: RwLock::new(Arc::new(directory)),
             settings: settings.clone(),
         })
     }
@@ -53,6 +57,7 @@ impl LiveDirectory {
             identities = directory.identities.len(),
             "partner directory loaded"
         );
+        export_expiries(&directory);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(directory);
         Ok(())
     }
@@ -79,6 +84,40 @@ impl LiveDirectory {
             }
         }
     }
+}
+
+/// Sets `edihub_certificate_expiry_timestamp_seconds` for every partner and hub
+/// certificate in `directory`, replacing the previous directory's series (a removed
+/// partner's disappear).
+fn export_expiries(directory: &Directory) {
+    let partners = directory.partners.values().flat_map(|partner| {
+        partner
+            .certificates
+            .iter()
+            .filter_map(|c| expiry(CertificateKind::Partner, &partner.as2_id, c))
+    });
+    set_certificate_expiries(CertificateKind::Partner, &partners.collect::<Vec<_>>());
+    let hubs = directory.identities.values().filter_map(|identity| {
+        let keys = identity.keys.as_ref()?;
+        expiry(CertificateKind::Hub, &identity.as2_id, &keys.certificate)
+    });
+    set_certificate_expiries(CertificateKind::Hub, &hubs.collect::<Vec<_>>());
+}
+
+fn expiry(
+    kind: CertificateKind,
+    owner: &str,
+    certificate: &Certificate,
+) -> Option<CertificateExpiry> {
+    // Both fail only when OpenSSL cannot allocate; such a certificate goes unreported.
+    let fingerprint = store::fingerprint(certificate).ok()?;
+    let not_after_unix = store::unix_time(certificate.not_after()).ok()?;
+    Some(CertificateExpiry {
+        kind,
+        owner: owner.to_owned(),
+        fingerprint,
+        not_after_unix,
+    })
 }
 
 async fn listen(pool: &PgPool) -> Option<PgListener> {

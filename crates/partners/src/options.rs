@@ -1,45 +1,159 @@
 //! The partnership options written as text in the settings file and the database
 //! (fingerprints, networks, algorithm names), read into the values a [`crate::Partnership`]
-//! holds. One reader for both sources, so they accept exactly the same spellings.
+//! holds. One reader for both sources, so they accept exactly the same spellings; the
+//! `normalized_*` functions give the spelling the database stores.
 
-use edihub_as2::AlgorithmPolicy;
+use edihub_as2::{AlgorithmPolicy, Encryption, MicAlg};
 use ipnet::IpNet;
 
-/// A SHA-256 certificate fingerprint: 64 hex digits, colons and case ignored.
-pub fn fingerprint(text: &str) -> Result<[u8; 32], String> {
-    let digits: String = text.chars().filter(|c| *c != ':').collect();
-    let bytes =
-        hex::decode(digits.trim()).map_err(|e| format!("fingerprint {text:?} is not hex: {e}"))?;
-    bytes.try_into().map_err(|b: Vec<u8>| {
-        format!(
-            "fingerprint {text:?} has {} bytes, not 32 (SHA-256)",
-            b.len()
-        )
-    })
+/// The smallest and largest `min_rsa_bits` a partnership may set: below 1024 bits RSA is
+/// broken, above 16384 no partner's key could pass.
+pub const MIN_RSA_BITS_RANGE: std::ops::RangeInclusive<u32> = 1024..=16384;
+
+/// A partnership option that cannot be used, naming the option and the value.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionError {
+    #[error("TLS client certificate fingerprint {text:?} is not hex: {source}")]
+    FingerprintNotHex {
+        text: String,
+        #[source]
+        source: hex::FromHexError,
+    },
+    #[error("TLS client certificate fingerprint {text:?} has {bytes} bytes, not 32 (SHA-256)")]
+    FingerprintLength { text: String, bytes: usize },
+    #[error(
+        "async MDN network {text:?} is not a network in CIDR notation (10.20.0.0/16, fd00::/8) \
+         or an address"
+    )]
+    Network { text: String },
+    #[error("min_rsa_bits {bits} is outside 1024 ..= 16384")]
+    MinRsaBits { bits: i64 },
+    #[error("unknown digest {name:?} (known: {})", known_digests())]
+    UnknownDigest { name: String },
+    #[error("unknown cipher {name:?} (known: {})", known_ciphers())]
+    UnknownCipher { name: String },
 }
 
-pub fn fingerprints(texts: &[String]) -> Result<Vec<[u8; 32]>, String> {
+fn known_digests() -> String {
+    MicAlg::ALL.map(|a| a.as_str()).join(", ")
+}
+
+fn known_ciphers() -> String {
+    Encryption::ALL.map(|c| c.as_str()).join(", ")
+}
+
+/// A SHA-256 certificate fingerprint: 64 hex digits, colons and case ignored.
+pub fn fingerprint(text: &str) -> Result<[u8; 32], OptionError> {
+    let digits: String = text.chars().filter(|c| *c != ':').collect();
+    let bytes = hex::decode(digits.trim()).map_err(|source| OptionError::FingerprintNotHex {
+        text: text.to_owned(),
+        source,
+    })?;
+    bytes
+        .try_into()
+        .map_err(|b: Vec<u8>| OptionError::FingerprintLength {
+            text: text.to_owned(),
+            bytes: b.len(),
+        })
+}
+
+pub fn fingerprints(texts: &[String]) -> Result<Vec<[u8; 32]>, OptionError> {
     texts.iter().map(|t| fingerprint(t)).collect()
 }
 
 /// Networks in CIDR notation (`10.0.0.0/8`, `fd00::/8`); a bare address is one host.
-pub fn networks(texts: &[String]) -> Result<Vec<IpNet>, String> {
+pub fn networks(texts: &[String]) -> Result<Vec<IpNet>, OptionError> {
     texts
         .iter()
         .map(|text| {
-            let text = text.trim();
-            text.parse::<IpNet>()
-                .or_else(|_| text.parse::<std::net::IpAddr>().map(IpNet::from))
-                .map_err(|_| format!("{text:?} is not a network (CIDR) or an address"))
+            let trimmed = text.trim();
+            trimmed
+                .parse::<IpNet>()
+                .or_else(|_| trimmed.parse::<std::net::IpAddr>().map(IpNet::from))
+                .map_err(|_| OptionError::Network {
+                    text: text.to_owned(),
+                })
         })
         .collect()
 }
 
-/// The algorithm policy from its settings (see `PartnerSettings::min_rsa_bits`).
-pub fn algorithms(
-    min_rsa_bits: Option<u32>,
-    digests: &[String],
-    ciphers: &[String],
-) -> Result<AlgorithmPolicy, String> {
-    AlgorithmPolicy::from_names(min_rsa_bits, digests, ciphers).map_err(|e| e.to_string())
+/// A `min_rsa_bits` within [`MIN_RSA_BITS_RANGE`].
+pub fn min_rsa_bits(bits: i64) -> Result<u32, OptionError> {
+    u32::try_from(bits)
+        .ok()
+        .filter(|b| MIN_RSA_BITS_RANGE.contains(b))
+        .ok_or(OptionError::MinRsaBits { bits })
 }
+
+fn digests(names: &[String]) -> Result<Vec<MicAlg>, OptionError> {
+    names
+        .iter()
+        .map(|name| {
+            MicAlg::parse(name).ok_or_else(|| OptionError::UnknownDigest { name: name.clone() })
+        })
+        .collect()
+}
+
+fn ciphers(names: &[String]) -> Result<Vec<Encryption>, OptionError> {
+    names
+        .iter()
+        .map(|name| {
+            Encryption::parse(name).ok_or_else(|| OptionError::UnknownCipher { name: name.clone() })
+        })
+        .collect()
+}
+
+/// The algorithm policy from its settings (see `PartnerSettings::min_rsa_bits`): `None`
+/// or an empty list means the default.
+pub fn algorithms(
+    bits: Option<u32>,
+    digest_names: &[String],
+    cipher_names: &[String],
+) -> Result<AlgorithmPolicy, OptionError> {
+    let default = AlgorithmPolicy::default();
+    Ok(AlgorithmPolicy {
+        min_rsa_bits: match bits {
+            Some(bits) => min_rsa_bits(bits.into())?,
+            None => default.min_rsa_bits,
+        },
+        digests: if digest_names.is_empty() {
+            default.digests
+        } else {
+            digests(digest_names)?
+        },
+        ciphers: if cipher_names.is_empty() {
+            default.ciphers
+        } else {
+            ciphers(cipher_names)?
+        },
+    })
+}
+
+/// Fingerprints as stored: 64 lower-case hex digits, no colons.
+pub fn normalized_fingerprints(texts: &[String]) -> Result<Vec<String>, OptionError> {
+    Ok(fingerprints(texts)?.iter().map(hex::encode).collect())
+}
+
+/// Networks as stored: `address/prefix` (a bare address becomes `/32` or `/128`).
+pub fn normalized_networks(texts: &[String]) -> Result<Vec<String>, OptionError> {
+    Ok(networks(texts)?.iter().map(IpNet::to_string).collect())
+}
+
+/// Digests as stored: their RFC 5751 names (`sha-256`).
+pub fn normalized_digests(names: &[String]) -> Result<Vec<String>, OptionError> {
+    Ok(digests(names)?
+        .iter()
+        .map(|a| a.as_str().to_owned())
+        .collect())
+}
+
+/// Ciphers as stored: edihub's names (`aes256`, `aes128-gcm`, `3des`).
+pub fn normalized_ciphers(names: &[String]) -> Result<Vec<String>, OptionError> {
+    Ok(ciphers(names)?
+        .iter()
+        .map(|c| c.as_str().to_owned())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests;

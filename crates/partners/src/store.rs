@@ -1,12 +1,23 @@
 //! The partnerships and hub identities kept in the database: what
 //! `edihub partner|identity ...` writes and what [`crate::live`] reads. Everything is
-//! validated before it is written (certificates parse, a key matches its certificate,
-//! async MDN URLs are http or https), so a gateway never meets a row it cannot use
-//! unless its PEM was edited by hand.
+//! validated before it is written (certificates parse and have not expired, a key
+//! matches its certificate, async MDN URLs are http or https, the options read as
+//! [`crate::options`] reads them), so a gateway never meets a row it cannot use unless
+//! it was edited by hand.
+
+mod certificates;
+mod identities;
+mod partners;
+
+pub use certificates::{
+    CertificateInfo, CertificateWarning, EXPIRY_WARNING_SECONDS, fingerprint, read_certificates,
+    unix_time, warnings,
+};
+pub use identities::{list_identities, remove_identity, set_identity};
+pub use partners::{NewPartner, PartnerUpdate, add_partner, remove_partner, update_partner};
 
 use crate::Partnership;
-use edihub_as2::{Certificate, Identity};
-use sha2::{Digest, Sha256};
+use crate::options::{self, OptionError};
 use sqlx::PgPool;
 
 /// The channel the `partners_notify` triggers signal on commit.
@@ -22,12 +33,19 @@ pub enum StoreError {
     PartnerExists(String),
     #[error("no hub identity {0:?}")]
     NoIdentity(String),
+    #[error(transparent)]
+    Option(#[from] OptionError),
+    #[error(
+        "certificate {sha256} expired on {not_after}; store it anyway with --store-expired \
+         (signatures by it are still refused unless the partnership allows expired certificates)"
+    )]
+    ExpiredCertificate { sha256: String, not_after: String },
     #[error("{0}")]
     Invalid(String),
 }
 
 /// A partner as stored.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, sqlx::FromRow)]
 pub struct PartnerRow {
     pub as2_id: String,
     pub name: Option<String>,
@@ -37,13 +55,23 @@ pub struct PartnerRow {
     pub async_mdn_urls: Vec<String>,
     /// PEM, one certificate each, in position order (the first is the encryption one).
     pub certificates: Vec<String>,
+    /// The options below as [`crate::options`] reads them (normalised when written).
+    pub async_mdn_allowed_networks: Vec<String>,
+    pub tls_client_fingerprints: Vec<String>,
+    /// `None`: the default (`edihub_as2::DEFAULT_MIN_RSA_BITS`).
+    pub min_rsa_bits: Option<i32>,
+    pub digests: Vec<String>,
+    pub ciphers: Vec<String>,
 }
 
 impl PartnerRow {
-    pub(crate) fn partnership(&self) -> Result<Partnership, edihub_as2::As2Error> {
+    pub(crate) fn partnership(&self) -> Result<Partnership, StoreError> {
         let mut certificates = Vec::new();
         for pem in &self.certificates {
-            certificates.extend(edihub_as2::certificates_from_pem(pem.as_bytes())?);
+            certificates.extend(
+                edihub_as2::certificates_from_pem(pem.as_bytes())
+                    .map_err(|e| StoreError::Invalid(format!("certificates: {e}")))?,
+            );
         }
         Ok(Partnership {
             as2_id: self.as2_id.clone(),
@@ -53,10 +81,25 @@ impl PartnerRow {
             require_encryption: self.require_encryption,
             allow_expired: self.allow_expired_certificates,
             async_mdn_urls: self.async_mdn_urls.clone(),
-            async_mdn_allowed_networks: Vec::new(),
-            tls_client_fingerprints: Vec::new(),
-            algorithms: edihub_as2::AlgorithmPolicy::default(),
+            async_mdn_allowed_networks: options::networks(&self.async_mdn_allowed_networks)?,
+            tls_client_fingerprints: options::fingerprints(&self.tls_client_fingerprints)?,
+            algorithms: options::algorithms(self.min_rsa_bits()?, &self.digests, &self.ciphers)?,
         })
+    }
+
+    /// `min_rsa_bits`, checked (the column's CHECK constraint keeps it in range).
+    pub fn min_rsa_bits(&self) -> Result<Option<u32>, OptionError> {
+        self.min_rsa_bits
+            .map(|bits| options::min_rsa_bits(bits.into()))
+            .transpose()
+    }
+
+    /// The RSA key size below which this partnership refuses signatures.
+    pub fn effective_min_rsa_bits(&self) -> u32 {
+        match self.min_rsa_bits() {
+            Ok(Some(bits)) => bits,
+            _ => edihub_as2::smime::DEFAULT_MIN_RSA_BITS,
+        }
     }
 }
 
@@ -82,53 +125,6 @@ pub struct DirectoryRows {
     pub partners: Vec<PartnerRow>,
 }
 
-/// One certificate, described for operators.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CertificateInfo {
-    /// SHA-256 of the DER encoding, lower-case hex: what `--remove-cert` takes.
-    pub sha256: String,
-    pub subject: String,
-    pub not_before: String,
-    pub not_after: String,
-    pub pem: String,
-}
-
-fn describe(certificate: &Certificate) -> Result<CertificateInfo, StoreError> {
-    let invalid = |e: &dyn std::fmt::Display| StoreError::Invalid(format!("certificate: {e}"));
-    let der = certificate.to_der().map_err(|e| invalid(&e))?;
-    let pem = certificate.to_pem().map_err(|e| invalid(&e))?;
-    let subject = certificate
-        .subject_name()
-        .entries()
-        .filter_map(|entry| {
-            let key = entry.object().nid().short_name().ok()?;
-            let value = entry.data().to_string().ok()?;
-            Some(format!("{key}={value}"))
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    Ok(CertificateInfo {
-        sha256: hex::encode(Sha256::digest(&der)),
-        subject,
-        not_before: certificate.not_before().to_string(),
-        not_after: certificate.not_after().to_string(),
-        pem: String::from_utf8_lossy(&pem).into_owned(),
-    })
-}
-
-/// Every certificate in a PEM file (or text), described. Fails when there is none or
-/// one does not parse.
-pub fn read_certificates(pem: &[u8]) -> Result<Vec<CertificateInfo>, StoreError> {
-    let certificates = edihub_as2::certificates_from_pem(pem)
-        .map_err(|e| StoreError::Invalid(format!("certificates: {e}")))?;
-    if certificates.is_empty() {
-        return Err(StoreError::Invalid(
-            "no certificate found in the PEM".into(),
-        ));
-    }
-    certificates.iter().map(describe).collect()
-}
-
 /// The stored certificates of a partner, described.
 pub fn describe_certificates(row: &PartnerRow) -> Result<Vec<CertificateInfo>, StoreError> {
     let mut described = Vec::new();
@@ -138,40 +134,24 @@ pub fn describe_certificates(row: &PartnerRow) -> Result<Vec<CertificateInfo>, S
     Ok(described)
 }
 
+/// What is wrong with a partner's certificates as of `now_unix` (see [`warnings`]).
+pub fn partner_warnings(
+    row: &PartnerRow,
+    now_unix: i64,
+) -> Result<Vec<CertificateWarning>, StoreError> {
+    let min_rsa_bits = row.effective_min_rsa_bits();
+    Ok(describe_certificates(row)?
+        .iter()
+        .flat_map(|c| warnings(c, now_unix, min_rsa_bits))
+        .collect())
+}
+
 /// An async MDN URL entry must be a plain http or https URL (see
 /// `PartnerSettings::async_mdn_urls` for how entries match).
 fn check_async_mdn_url(entry: &str) -> Result<(), StoreError> {
-    edihub_as2::receipt_url::check(entry, &[entry.to_owned()])
+    edihub_as2::receipt_url::check_entry(entry)
         .map(|_| ())
         .map_err(|e| StoreError::Invalid(format!("async MDN URL {entry:?}: {e}")))
-}
-
-/// A new partnership, as `edihub partner add` takes it.
-#[derive(Debug, Clone, Default)]
-pub struct NewPartner {
-    pub as2_id: String,
-    pub name: Option<String>,
-    pub require_signature: bool,
-    pub require_encryption: bool,
-    pub allow_expired_certificates: bool,
-    pub async_mdn_urls: Vec<String>,
-    /// PEM texts; each may hold several certificates.
-    pub certificates: Vec<Vec<u8>>,
-}
-
-/// Changes to a partnership; `None` leaves a field as it is.
-#[derive(Debug, Clone, Default)]
-pub struct PartnerUpdate {
-    pub name: Option<String>,
-    pub require_signature: Option<bool>,
-    pub require_encryption: Option<bool>,
-    pub allow_expired_certificates: Option<bool>,
-    /// Replaces the whole list.
-    pub async_mdn_urls: Option<Vec<String>>,
-    /// PEM texts appended after the current certificates.
-    pub add_certificates: Vec<Vec<u8>>,
-    /// SHA-256 fingerprints (or unique prefixes of at least 8 hex digits) to remove.
-    pub remove_certificates: Vec<String>,
 }
 
 fn check_as2_id(as2_id: &str) -> Result<(), StoreError> {
@@ -185,151 +165,16 @@ fn check_as2_id(as2_id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), StoreError> {
-    check_as2_id(&partner.as2_id)?;
-    for url in &partner.async_mdn_urls {
-        check_async_mdn_url(url)?;
-    }
-    let mut certificates = Vec::new();
-    for pem in &partner.certificates {
-        certificates.extend(read_certificates(pem)?);
-    }
-    let mut tx = pool.begin().await?;
-    let inserted = sqlx::query(
-        "INSERT INTO partner (as2_id, name, require_signature, require_encryption,
-                              allow_expired_certificates, async_mdn_urls)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (as2_id) DO NOTHING",
-    )
-    .bind(&partner.as2_id)
-    .bind(&partner.name)
-    .bind(partner.require_signature)
-    .bind(partner.require_encryption)
-    .bind(partner.allow_expired_certificates)
-    .bind(&partner.async_mdn_urls)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if inserted == 0 {
-        return Err(StoreError::PartnerExists(partner.as2_id.clone()));
-    }
-    insert_certificates(&mut tx, &partner.as2_id, &certificates, 0).await?;
-    tx.commit().await?;
-    Ok(())
-}
-
-async fn insert_certificates(
-    conn: &mut sqlx::PgConnection,
-    as2_id: &str,
-    certificates: &[CertificateInfo],
-    first_position: i32,
-) -> Result<(), StoreError> {
-    for (offset, certificate) in certificates.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO partner_certificate (partner_as2_id, sha256, certificate_pem, position)
-             VALUES ($1, $2, $3, $4) ON CONFLICT (partner_as2_id, sha256) DO NOTHING",
-        )
-        .bind(as2_id)
-        .bind(&certificate.sha256)
-        .bind(&certificate.pem)
-        .bind(first_position + offset as i32)
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(())
-}
-
-pub async fn update_partner(
-    pool: &PgPool,
-    as2_id: &str,
-    update: &PartnerUpdate,
-) -> Result<(), StoreError> {
-    if let Some(urls) = &update.async_mdn_urls {
-        for url in urls {
-            check_async_mdn_url(url)?;
-        }
-    }
-    let mut added = Vec::new();
-    for pem in &update.add_certificates {
-        added.extend(read_certificates(pem)?);
-    }
-    let mut tx = pool.begin().await?;
-    let updated = sqlx::query(
-        "UPDATE partner SET
-             name = coalesce($2, name),
-             require_signature = coalesce($3, require_signature),
-             require_encryption = coalesce($4, require_encryption),
-             allow_expired_certificates = coalesce($5, allow_expired_certificates),
-             async_mdn_urls = coalesce($6, async_mdn_urls),
-             updated_at = now()
-         WHERE as2_id = $1",
-    )
-    .bind(as2_id)
-    .bind(&update.name)
-    .bind(update.require_signature)
-    .bind(update.require_encryption)
-    .bind(update.allow_expired_certificates)
-    .bind(&update.async_mdn_urls)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if updated == 0 {
-        return Err(StoreError::NoPartner(as2_id.to_owned()));
-    }
-    for fingerprint in &update.remove_certificates {
-        let fingerprint = fingerprint.to_ascii_lowercase().replace(':', "");
-        if fingerprint.len() < 8 {
-            return Err(StoreError::Invalid(format!(
-                "certificate fingerprint {fingerprint:?}: give at least 8 hex digits"
-            )));
-        }
-        let matching: Vec<String> = sqlx::query_scalar(
-            "SELECT sha256 FROM partner_certificate
-             WHERE partner_as2_id = $1 AND starts_with(sha256, $2)",
-        )
-        .bind(as2_id)
-        .bind(&fingerprint)
-        .fetch_all(&mut *tx)
-        .await?;
-        let [sha256] = matching.as_slice() else {
-            return Err(StoreError::Invalid(format!(
-                "partner {as2_id} has {} certificates whose SHA-256 starts with {fingerprint}; \
-                 give a prefix that matches exactly one",
-                matching.len()
-            )));
-        };
-        sqlx::query("DELETE FROM partner_certificate WHERE partner_as2_id = $1 AND sha256 = $2")
-            .bind(as2_id)
-            .bind(sha256)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let next: i32 = sqlx::query_scalar(
-        "SELECT coalesce(max(position) + 1, 0) FROM partner_certificate WHERE partner_as2_id = $1",
-    )
-    .bind(as2_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    insert_certificates(&mut tx, as2_id, &added, next).await?;
-    tx.commit().await?;
-    Ok(())
-}
-
-pub async fn remove_partner(pool: &PgPool, as2_id: &str) -> Result<(), StoreError> {
-    let removed = sqlx::query("DELETE FROM partner WHERE as2_id = $1")
-        .bind(as2_id)
-        .execute(pool)
-        .await?
-        .rows_affected();
-    if removed == 0 {
-        return Err(StoreError::NoPartner(as2_id.to_owned()));
-    }
-    Ok(())
+/// The clock the store judges certificates by when they are written.
+fn now_unix() -> i64 {
+    chrono::Utc::now().timestamp()
 }
 
 /// Columns named as [`PartnerRow`]'s fields; callers add the filter and `GROUP BY`.
 const SELECT_PARTNERS: &str = "
     SELECT p.as2_id, p.name, p.require_signature, p.require_encryption,
-           p.allow_expired_certificates, p.async_mdn_urls,
+           p.allow_expired_certificates, p.async_mdn_urls, p.async_mdn_allowed_networks,
+           p.tls_client_fingerprints, p.min_rsa_bits, p.digests, p.ciphers,
            coalesce(array_agg(c.certificate_pem ORDER BY c.position)
                     FILTER (WHERE c.sha256 IS NOT NULL), '{}') AS certificates
     FROM partner p LEFT JOIN partner_certificate c ON c.partner_as2_id = p.as2_id";
@@ -353,55 +198,6 @@ pub async fn get_partner(pool: &PgPool, as2_id: &str) -> Result<PartnerRow, Stor
     .fetch_optional(pool)
     .await?;
     row.ok_or_else(|| StoreError::NoPartner(as2_id.to_owned()))
-}
-
-/// Stores (or replaces) the hub identity `as2_id`. The key must belong to the
-/// certificate. `passphrase` (`gateway.hub_key_passphrase`) decrypts the given key if
-/// it is encrypted, and the key is stored encrypted under it; without one it is stored
-/// in the clear.
-pub async fn set_identity(
-    pool: &PgPool,
-    as2_id: &str,
-    certificate_pem: &[u8],
-    private_key_pem: &[u8],
-    passphrase: Option<&[u8]>,
-) -> Result<CertificateInfo, StoreError> {
-    check_as2_id(as2_id)?;
-    let identity = Identity::from_pem_with_passphrase(certificate_pem, private_key_pem, passphrase)
-        .map_err(|e| StoreError::Invalid(format!("hub identity: {e}")))?;
-    let info = describe(&identity.certificate)?;
-    let key_pem = identity
-        .private_key_pem(passphrase)
-        .map_err(|e| StoreError::Invalid(format!("hub private key: {e}")))?;
-    sqlx::query(
-        "INSERT INTO hub_identity (as2_id, certificate_pem, private_key_pem)
-         VALUES ($1, $2, $3)
-         ON CONFLICT (as2_id) DO UPDATE
-         SET certificate_pem = excluded.certificate_pem,
-             private_key_pem = excluded.private_key_pem, updated_at = now()",
-    )
-    .bind(as2_id)
-    .bind(&info.pem)
-    .bind(String::from_utf8_lossy(&key_pem).as_ref())
-    .execute(pool)
-    .await?;
-    Ok(info)
-}
-
-pub async fn remove_identity(pool: &PgPool, as2_id: &str) -> Result<(), StoreError> {
-    let removed = sqlx::query("DELETE FROM hub_identity WHERE as2_id = $1")
-        .bind(as2_id)
-        .execute(pool)
-        .await?
-        .rows_affected();
-    if removed == 0 {
-        return Err(StoreError::NoIdentity(as2_id.to_owned()));
-    }
-    Ok(())
-}
-
-pub async fn list_identities(pool: &PgPool) -> Result<Vec<IdentityRow>, StoreError> {
-    Ok(sqlx::query_as(SELECT_IDENTITIES).fetch_all(pool).await?)
 }
 
 /// Everything, in one snapshot (one transaction, so a partner and its certificates are

@@ -96,6 +96,7 @@ fn database_rows_override_the_file_and_bad_rows_are_reported_not_fatal() {
                 allow_expired_certificates: false,
                 async_mdn_urls: vec!["https://a.example/mdn".into()],
                 certificates: vec![pem("partner-b.crt")],
+                ..Default::default()
             },
             store::PartnerRow {
                 as2_id: "B".into(),
@@ -105,6 +106,7 @@ fn database_rows_override_the_file_and_bad_rows_are_reported_not_fatal() {
                 allow_expired_certificates: false,
                 async_mdn_urls: vec![],
                 certificates: vec!["not a certificate".into()],
+                ..Default::default()
             },
         ],
     };
@@ -161,4 +163,120 @@ fn encrypted_hub_keys_load_with_the_passphrase_and_are_reported_without_it() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("no passphrase"), "{problems:?}");
     std::fs::remove_file(key_file).ok();
+}
+
+/// A settings file's `[gateway]` section, read as the services read it.
+fn gateway_from_toml(text: &str) -> GatewaySettings {
+    #[derive(serde::Deserialize)]
+    struct File {
+        gateway: GatewaySettings,
+    }
+    let path = std::env::temp_dir().join(format!(
+        "edihub-partners-{}-{}.toml",
+        std::process::id(),
+        text.len()
+    ));
+    std::fs::write(&path, text).unwrap();
+    let file: File = edihub_config::load_from(Some(&path), |_| None).unwrap();
+    std::fs::remove_file(path).ok();
+    file.gateway
+}
+
+#[test]
+fn a_partnership_in_the_settings_file_requires_signing_and_encryption_unless_it_says_not() {
+    let gateway = gateway_from_toml(
+        "[gateway]\n[[gateway.partners]]\nas2_id = \"SECURE\"\n\
+         [[gateway.partners]]\nas2_id = \"PLAIN\"\nrequire_signature = false\n\
+         require_encryption = false\n",
+    );
+    let secure = &gateway.partners[0];
+    assert!(secure.require_signature && secure.require_encryption);
+    let plain = &gateway.partners[1];
+    assert!(!plain.require_signature && !plain.require_encryption);
+    // Encryption required by default needs the hub's key, as before.
+    let error = Directory::from_settings(&gateway).unwrap_err();
+    assert!(
+        error.to_string().contains("SECURE requires encryption"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_demo_settings_still_accept_the_plain_message_the_demo_sends() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("deploy/local/edihub.toml")).unwrap();
+    let mut gateway = gateway_from_toml(&text);
+    // The file's paths are relative to the repository root, where demo.sh starts.
+    let rooted = |p: &mut PathBuf| *p = root.join(&*p);
+    let hub_files = [&mut gateway.hub_certificate, &mut gateway.hub_private_key];
+    hub_files.into_iter().flatten().for_each(rooted);
+    gateway
+        .partners
+        .iter_mut()
+        .for_each(|p| p.certificates.iter_mut().for_each(rooted));
+    let directory = Directory::from_settings(&gateway).unwrap();
+    let demo = directory.partner("ACME-SUPPLIER").unwrap();
+    assert!(!demo.require_signature && !demo.require_encryption);
+}
+
+#[test]
+fn bad_options_in_the_settings_file_name_the_partner_and_the_value() {
+    let mut s = settings();
+    s.partners[0].async_mdn_allowed_networks = vec!["10.0.0.0/40".into()];
+    let error = Directory::from_settings(&s).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("partner A: async MDN network \"10.0.0.0/40\""),
+        "{error}"
+    );
+    let mut s = settings();
+    s.partners[0].min_rsa_bits = Some(512);
+    let error = Directory::from_settings(&s).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "partner A: min_rsa_bits 512 is outside 1024 ..= 16384"
+    );
+}
+
+#[test]
+fn database_options_reach_the_partnership_and_a_bad_one_leaves_the_row_out() {
+    let fingerprint = "ab".repeat(32);
+    let with_options = store::PartnerRow {
+        as2_id: "OPTIONS".into(),
+        async_mdn_allowed_networks: vec!["10.20.0.0/16".into()],
+        tls_client_fingerprints: vec![fingerprint],
+        min_rsa_bits: Some(3072),
+        digests: vec!["sha-256".into()],
+        ciphers: vec!["aes256-gcm".into()],
+        ..Default::default()
+    };
+    let bad = store::PartnerRow {
+        as2_id: "BAD".into(),
+        digests: vec!["md5".into()],
+        ..Default::default()
+    };
+    let rows = store::DirectoryRows {
+        identities: vec![],
+        partners: vec![with_options, bad],
+    };
+    let (directory, problems) = Directory::with_database(&settings(), &rows).unwrap();
+    let partner = directory.partner("OPTIONS").unwrap();
+    assert_eq!(
+        partner.async_mdn_allowed_networks,
+        vec!["10.20.0.0/16".parse::<ipnet::IpNet>().unwrap()]
+    );
+    assert_eq!(partner.tls_client_fingerprints, vec![[0xab; 32]]);
+    assert_eq!(partner.algorithms.min_rsa_bits, 3072);
+    assert_eq!(partner.algorithms.digests, vec![edihub_as2::MicAlg::Sha256]);
+    assert_eq!(
+        partner.algorithms.ciphers,
+        vec![edihub_as2::Encryption::Aes256Gcm]
+    );
+    assert!(directory.partner("BAD").is_none());
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("unknown digest \"md5\""),
+        "{problems:?}"
+    );
 }

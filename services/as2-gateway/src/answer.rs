@@ -8,14 +8,16 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use edihub_as2::As2Headers;
-use edihub_inbound::{ReceiptDelivery, Refused};
+use edihub_inbound::{Mdn, ReceiptDelivery, Refused};
 use edihub_journal::{Refusal, StoredMdn};
 
 /// Answers a refused message with its error MDN and records why, for operators.
 /// Nothing reaches the journal or the outbox.
 ///
 /// A message accepted before keeps its answer, whatever it would get now (a partner
-/// removed or a certificate expired since), so a resend is looked for first.
+/// removed or a certificate expired since), so a resend is looked for first, but only
+/// for a request that proved it comes from the partner: the Message-ID is not signed,
+/// and a forged request naming a known one must not get its MDN (or have it POSTed).
 pub(crate) async fn refusal(
     state: &AppState,
     as2: &As2Headers,
@@ -23,7 +25,9 @@ pub(crate) async fn refusal(
     body_size: usize,
     refused_at: DateTime<Utc>,
 ) -> Result<Response, GatewayError> {
-    if let Some(answer) = resend(state, as2, &refused.receipt).await? {
+    if refused.authenticated
+        && let Some(answer) = resend(state, as2, &refused.receipt).await?
+    {
         return Ok(answer);
     }
     let disposition = refused.disposition.as_str();
@@ -40,11 +44,49 @@ pub(crate) async fn refusal(
         body_size,
         refused_at,
     };
-    if let Err(e) = edihub_journal::record_refusal(&state.pool, &record).await {
+    write_record(state, &record, refused.authenticated).await;
+    Ok(mdn_response(as2, &stored_mdn(refused.mdn)))
+}
+
+/// Answers a replayed copy with its `duplicate-document` MDN, in the response, and
+/// records it for operators like a refusal (nothing reaches the journal or the outbox).
+pub(crate) async fn replayed(
+    state: &AppState,
+    as2: &As2Headers,
+    mdn: Mdn,
+    body_size: usize,
+    received_at: DateTime<Utc>,
+) -> Result<Response, GatewayError> {
+    let outcome = mdn.disposition.outcome();
+    edihub_metrics::AS2_MESSAGES
+        .with_label_values(&["duplicate-document"])
+        .inc();
+    let record = Refusal {
+        as2_from: Some(&as2.as2_from),
+        as2_to: Some(&as2.as2_to),
+        as2_message_id: Some(&as2.message_id),
+        disposition: "duplicate-document",
+        reason: &outcome,
+        body_size,
+        refused_at: received_at,
+    };
+    // A replay is signed by the partner: always worth recording.
+    write_record(state, &record, true).await;
+    // In the response even when the copy asked for an asynchronous MDN.
+    Ok(mdn_response(as2, &stored_mdn(mdn)))
+}
+
+/// Writes a refusal record, within the budget for unauthenticated requests.
+async fn write_record(state: &AppState, record: &Refusal<'_>, authenticated: bool) {
+    if !authenticated && !state.refusal_budget.take(std::time::Instant::now()) {
+        edihub_metrics::AS2_REFUSALS_UNRECORDED.inc();
+        tracing::debug!("refusal not recorded: over the budget for unauthenticated requests");
+        return;
+    }
+    if let Err(e) = edihub_journal::record_refusal(&state.pool, record).await {
         // The refusal MDN still goes out: the record is for operators only.
         tracing::error!(error = %e, "cannot record refusal");
     }
-    Ok(mdn_response(as2, &stored_mdn(refused.mdn)))
 }
 
 /// The answer to a resend of a message the hub accepted before (its original MDN), or
@@ -69,7 +111,12 @@ pub(crate) async fn resend(
         .inc();
     let answer = match receipt {
         ReceiptDelivery::Async(url) => {
-            let delivery = edihub_mdn_delivery::delivery_event(original_id, &as2.as2_from, url);
+            let directory = state.directory.current();
+            let networks = directory
+                .partner(&as2.as2_from)
+                .map_or(&[][..], |p| p.async_mdn_allowed_networks.as_slice());
+            let delivery =
+                edihub_mdn_delivery::delivery_event(original_id, &as2.as2_from, url, networks);
             edihub_mdn_delivery::enqueue_redelivery(&state.pool, &delivery)
                 .await
                 .map_err(GatewayError::Redelivery)?;

@@ -23,6 +23,10 @@ pub(crate) struct Arrival<'a> {
     pub trace: &'a TraceContext,
     /// Where `EdiMessageReceived` is published.
     pub topic: &'a str,
+    /// How long the same signed content counts as a replay; `None`: never.
+    pub replay_window: Option<chrono::Duration>,
+    /// The partnership's async MDN networks, for the delivery row.
+    pub async_mdn_networks: &'a [ipnet::IpNet],
 }
 
 /// The journal's records for `accepted`, in one [`Accept`] to commit together.
@@ -44,13 +48,18 @@ pub(crate) fn journal_entry(
         unb_recipient: unb.map(|h| h.recipient_id.clone()),
         unb_reference: unb.map(|h| h.control_reference.clone()),
         received_at: arrival.received_at,
+        signed_sha256: accepted.signed_sha256,
+        replay_until: accepted
+            .signed_sha256
+            .and(arrival.replay_window)
+            .map(|window| arrival.received_at + window),
         payload: accepted.payload,
     };
     let event = received_event(&message, arrival)?;
-    let delivery = accepted
-        .async_mdn
-        .as_ref()
-        .map(|url| edihub_mdn_delivery::delivery_event(message_id, &as2.as2_from, url));
+    let delivery = accepted.async_mdn.as_ref().map(|url| {
+        let networks = arrival.async_mdn_networks;
+        edihub_mdn_delivery::delivery_event(message_id, &as2.as2_from, url, networks)
+    });
     Ok(Accept {
         message,
         mdn: stored_mdn(accepted.mdn),
@@ -113,10 +122,16 @@ pub(crate) fn stored_mdn(mdn: Mdn) -> StoredMdn {
     }
 }
 
-/// The request's headers as the journal keeps them (values read as lossy UTF-8).
+/// Request headers the journal never keeps: credentials a proxy or client may add,
+/// which an auditor or operator reading `as2_headers` must not see.
+const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
+
+/// The request's headers as the journal keeps them (values read as lossy UTF-8),
+/// credentials left out.
 fn headers_json(headers: &HeaderMap) -> serde_json::Value {
     let map: serde_json::Map<String, serde_json::Value> = headers
         .iter()
+        .filter(|(name, _)| !CREDENTIAL_HEADERS.contains(&name.as_str()))
         .map(|(name, value)| {
             (
                 name.as_str().to_owned(),
@@ -126,3 +141,6 @@ fn headers_json(headers: &HeaderMap) -> serde_json::Value {
         .collect();
     serde_json::Value::Object(map)
 }
+
+#[cfg(test)]
+mod tests;

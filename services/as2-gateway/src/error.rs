@@ -1,5 +1,6 @@
 //! The one place where the gateway's failures become HTTP answers.
 
+use crate::body::BodyError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use edihub_inbound::{DecideError, RequestError};
@@ -16,6 +17,10 @@ pub enum GatewayError {
     /// progress: 429 with `Retry-After`, nothing was read or stored.
     #[error("{partner} already has {limit} messages in progress; retry later")]
     TooBusy { partner: String, limit: usize },
+    /// The body is over `gateway.max_body_bytes` (413), came too slowly (408) or broke
+    /// off (400); the connection is closed. The partner's fault.
+    #[error(transparent)]
+    Body(#[from] BodyError),
     // Everything below is our fault, or the database's: 503 and no MDN, so the partner
     // resends later. Nothing was committed.
     #[error("message not stored: {0}")]
@@ -46,6 +51,13 @@ impl GatewayError {
                 "headers-too-large",
             ),
             GatewayError::TooBusy { .. } => (StatusCode::TOO_MANY_REQUESTS, "too-busy"),
+            GatewayError::Body(BodyError::TooLarge { .. }) => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "too-large")
+            }
+            GatewayError::Body(BodyError::TooSlow { .. }) => {
+                (StatusCode::REQUEST_TIMEOUT, "too-slow")
+            }
+            GatewayError::Body(BodyError::Read(_)) => (StatusCode::BAD_REQUEST, "bad-request"),
             _ => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
         }
     }
@@ -63,7 +75,19 @@ impl IntoResponse for GatewayError {
         } else {
             tracing::error!(error = %self, "request failed");
         }
+        if matches!(status.as_u16(), 400 | 408 | 413 | 431) {
+            edihub_metrics::HTTP_REJECTIONS
+                .with_label_values(&[status.as_str()])
+                .inc();
+        }
         let mut response = (status, format!("{self}\n")).into_response();
+        if matches!(self, GatewayError::Body(_)) {
+            // The rest of the body is not worth reading: the connection ends here.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
         if status == StatusCode::TOO_MANY_REQUESTS {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,

@@ -13,7 +13,11 @@ async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("as2-gateway");
     let settings: Settings = edihub_config::load()?;
     let app = Application::build(settings).await?;
-    tracing::info!(address = %app.address(), "as2-gateway listening");
+    tracing::info!(
+        address = %app.address(),
+        ops = ?app.ops_address(),
+        "as2-gateway listening (operations endpoint: ops)"
+    );
     app.run_until_stopped(edihub_config::shutdown::on_signal())
         .await?;
     Ok(())

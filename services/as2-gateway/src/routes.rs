@@ -7,6 +7,7 @@
 
 use crate::AppState;
 use crate::answer;
+use crate::connection::ConnectionInfo;
 use crate::entry::{self, Arrival};
 use crate::error::GatewayError;
 use crate::trace::{TraceContext, trace_context};
@@ -15,7 +16,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
-use edihub_as2::As2Headers;
+use edihub_as2::{As2Headers, Mic};
 use edihub_inbound::{Accepted, Decision, ReceiptDelivery, Request};
 use edihub_journal::{Accept, JournalError};
 use edihub_partners::Directory;
@@ -23,24 +24,32 @@ use std::sync::Arc;
 use tracing::Instrument;
 use uuid::Uuid;
 
+/// Checks the headers and takes the partner's slot before a byte of the body is read:
+/// a request refused on its headers, or over its partner's allowance, costs no body.
 pub async fn receive(
     State(state): State<Arc<AppState>>,
-    request_headers: HeaderMap,
-    body: Bytes,
+    request: axum::extract::Request,
 ) -> Result<Response, GatewayError> {
+    let (parts, body) = request.into_parts();
+    let request_headers = parts.headers;
     let pairs: Vec<(&str, &[u8])> = request_headers
         .iter()
         .map(|(name, value)| (name.as_str(), value.as_bytes()))
         .collect();
     let as2 = edihub_inbound::read_headers(&pairs, state.settings.gateway.max_header_bytes)?;
+    let declared_length = state.body_limits.check_declared(&request_headers)?;
     // This request's view of partners and identities, even if they change meanwhile.
     let directory = state.directory.current();
+    // serve.rs puts it on every request; a router served otherwise has no peer.
+    let connection = parts
+        .extensions
+        .get::<ConnectionInfo>()
+        .copied()
+        .unwrap_or(ConnectionInfo {
+            peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
+            client_certificate_sha256: None,
+        });
     // Held until the answer is built; dropped with the future if the client goes away.
-    // Until the transport hands one over (serve.rs), a connection without TLS.
-    let connection = crate::connection::ConnectionInfo {
-        peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
-        client_certificate_sha256: None,
-    };
     let Some(_slot) = state
         .slots
         .try_acquire(&directory, &as2.as2_from, &connection)
@@ -60,16 +69,22 @@ pub async fn receive(
         as2_message_id = %as2.message_id,
         as2_from = %as2.as2_from,
     );
-    let arrival = Incoming {
-        message_id,
-        received_at: Utc::now(),
-        trace,
-        request_headers,
-        body,
-    };
-    receive_message(&state, directory, as2, arrival)
-        .instrument(span)
-        .await
+    async move {
+        let body = state.body_limits.read(body, declared_length).await?;
+        let arrival = Incoming {
+            message_id,
+            received_at: Utc::now(),
+            trace,
+            request_headers,
+            body,
+            connection,
+        };
+        receive_message(&state, directory, as2, arrival).await
+    }
+    .instrument(span.clone())
+    .await
+    // Answered in the span, so that the failure's log line names the message.
+    .or_else(|error| Ok(span.in_scope(|| error.into_response())))
 }
 
 /// A request that passed the header checks, with the id and time the hub gave it.
@@ -79,6 +94,7 @@ struct Incoming {
     trace: TraceContext,
     request_headers: HeaderMap,
     body: Bytes,
+    connection: ConnectionInfo,
 }
 
 async fn receive_message(
@@ -87,7 +103,7 @@ async fn receive_message(
     as2: As2Headers,
     incoming: Incoming,
 ) -> Result<Response, GatewayError> {
-    let (as2, decision) = decide_blocking(state, directory, as2, &incoming).await?;
+    let (as2, decision) = decide_blocking(state, &directory, as2, &incoming).await?;
     match decision {
         Decision::Refuse(refused) => {
             answer::refusal(
@@ -101,10 +117,16 @@ async fn receive_message(
         }
         Decision::Accept(accepted) => {
             log_accepted(&accepted);
+            if accepted.layers.signed {
+                state
+                    .slots
+                    .authenticated(&as2.as2_from, &incoming.connection);
+            }
             let receipt = accepted
                 .async_mdn
                 .clone()
                 .map_or(ReceiptDelivery::InResponse, ReceiptDelivery::Async);
+            let (mic, signed_sha256) = (accepted.mic.clone(), accepted.signed_sha256);
             let entry = entry::journal_entry(
                 *accepted,
                 &Arrival {
@@ -115,22 +137,44 @@ async fn receive_message(
                     received_at: incoming.received_at,
                     trace: &incoming.trace,
                     topic: &state.settings.kafka.topics.inbound_received,
+                    replay_window: replay_window(state),
+                    async_mdn_networks: directory
+                        .partner(&as2.as2_from)
+                        .map_or(&[], |p| p.async_mdn_allowed_networks.as_slice()),
                 },
             )?;
-            journal(state, &as2, entry, receipt).await
+            let replay_until = entry.message.replay_until;
+            match journal(state, &as2, entry, &receipt).await? {
+                Journaled::Answered(response) => Ok(response),
+                Journaled::Duplicate => {
+                    let copy = Copy {
+                        mic,
+                        signed_sha256,
+                        replay_until,
+                    };
+                    replay(state, directory, as2, &incoming, copy).await
+                }
+            }
         }
     }
+}
+
+/// The replay window from the settings; `None` when the check is off.
+fn replay_window(state: &AppState) -> Option<chrono::Duration> {
+    let hours = state.settings.gateway.replay_window_hours;
+    (hours > 0).then(|| chrono::Duration::hours(hours.min(i64::MAX as u64 / 3600) as i64))
 }
 
 /// Runs the decision on the blocking pool, inside the request's span, and hands the
 /// headers back with it.
 async fn decide_blocking(
     state: &AppState,
-    directory: Arc<Directory>,
+    directory: &Arc<Directory>,
     as2: As2Headers,
     incoming: &Incoming,
 ) -> Result<(As2Headers, Decision), GatewayError> {
     let policy = Arc::clone(&state.policy);
+    let directory = Arc::clone(directory);
     let transfer_encoding = incoming
         .request_headers
         .get("content-transfer-encoding")
@@ -138,6 +182,7 @@ async fn decide_blocking(
         .map(str::to_owned);
     let body = incoming.body.clone();
     let (message_id, now) = (incoming.message_id, incoming.received_at);
+    let tls_client_sha256 = incoming.connection.client_certificate_sha256;
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
@@ -148,6 +193,7 @@ async fn decide_blocking(
             message_id,
             mdn_nonce: Uuid::now_v7(),
             now,
+            tls_client_sha256,
         };
         let decision = edihub_inbound::decide(&request, &directory, &policy);
         decision.map(|decision| (as2, decision))
@@ -164,9 +210,20 @@ fn log_accepted(accepted: &Accepted) {
         compressed = layers.compressed,
         "security layers removed"
     );
+    for warning in &accepted.warnings {
+        tracing::warn!(%warning, "accepted with a warning");
+    }
     if accepted.unb.is_none() {
         tracing::warn!("payload has no readable UNB");
     }
+}
+
+/// What became of an accepted message at the journal.
+enum Journaled {
+    /// Committed (and answered), or answered as a resend of an accepted Message-ID.
+    Answered(Response),
+    /// Its signed content was accepted before under another Message-ID.
+    Duplicate,
 }
 
 /// Commits the message, its MDN and its outbox rows, then answers with the MDN.
@@ -174,8 +231,8 @@ async fn journal(
     state: &AppState,
     as2: &As2Headers,
     entry: Accept,
-    receipt: ReceiptDelivery,
-) -> Result<Response, GatewayError> {
+    receipt: &ReceiptDelivery,
+) -> Result<Journaled, GatewayError> {
     let mdn = entry.mdn.clone();
     let size = entry.message.payload.len();
     let async_mdn = matches!(receipt, ReceiptDelivery::Async(_));
@@ -187,15 +244,80 @@ async fn journal(
                 .inc();
             if async_mdn {
                 // RFC 4130 7.3: the HTTP response only says the request arrived.
-                return Ok(StatusCode::OK.into_response());
+                return Ok(Journaled::Answered(StatusCode::OK.into_response()));
             }
-            Ok(answer::mdn_response(as2, &mdn))
+            Ok(Journaled::Answered(answer::mdn_response(as2, &mdn)))
         }
         // A resend, or a concurrent copy that won the race: answer with the original's
-        // MDN (the one signed for this copy is dropped).
-        Err(JournalError::Duplicate) => answer::resend(state, as2, &receipt)
-            .await?
-            .ok_or(GatewayError::OriginalMdnMissing),
+        // MDN (the one signed for this copy is dropped). Else the same signed content
+        // came before under another Message-ID.
+        Err(JournalError::Duplicate) => Ok(match answer::resend(state, as2, receipt).await? {
+            Some(response) => Journaled::Answered(response),
+            None => Journaled::Duplicate,
+        }),
         Err(e) => Err(GatewayError::Journal(e)),
     }
+}
+
+/// What a replayed copy is answered from.
+struct Copy {
+    mic: Mic,
+    signed_sha256: Option<[u8; 32]>,
+    replay_until: Option<DateTime<Utc>>,
+}
+
+/// Answers a copy of signed content accepted before under another Message-ID with a
+/// `duplicate-document` warning, in the response (never POSTed: the copy may not come
+/// from the partner, and the partner has its MDN already).
+async fn replay(
+    state: &AppState,
+    directory: Arc<Directory>,
+    as2: As2Headers,
+    incoming: &Incoming,
+    copy: Copy,
+) -> Result<Response, GatewayError> {
+    let (Some(sha256), Some(until)) = (copy.signed_sha256, copy.replay_until) else {
+        return Err(GatewayError::OriginalMdnMissing);
+    };
+    let original = edihub_journal::find_signed_content(
+        &state.pool,
+        &as2.as2_from,
+        &sha256,
+        incoming.received_at,
+        until,
+    )
+    .await
+    .map_err(GatewayError::Lookup)?
+    .ok_or(GatewayError::OriginalMdnMissing)?;
+    tracing::warn!(
+        original_id = %original.id,
+        original_as2_message_id = %original.as2_message_id,
+        "replay: signed content accepted before under another Message-ID, not journaled again"
+    );
+    let policy = Arc::clone(&state.policy);
+    let (message_id, now) = (incoming.message_id, incoming.received_at);
+    let tls_client_sha256 = incoming.connection.client_certificate_sha256;
+    let span = tracing::Span::current();
+    let (as2, mdn) = tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        let request = Request {
+            headers: &as2,
+            transfer_encoding: None,
+            body: &[],
+            message_id,
+            mdn_nonce: Uuid::now_v7(),
+            now,
+            tls_client_sha256,
+        };
+        let mdn = edihub_inbound::replay_mdn(
+            &request,
+            &directory,
+            &policy,
+            copy.mic,
+            &original.as2_message_id,
+        );
+        mdn.map(|mdn| (as2, mdn))
+    })
+    .await??;
+    answer::replayed(state, &as2, mdn, incoming.body.len(), incoming.received_at).await
 }

@@ -1,27 +1,44 @@
-//! The HTTP/1.1 server loop. Not `axum::serve`, because every connection's bytes pass
-//! through `edihub_as2::obs_fold::RequestHeads` first: AS2 software folds long header
-//! lines, and hyper refuses folded heads (400) where RFC 7230 lets a server unfold them.
+//! The partner port's HTTP/1.1 loop. Not `axum::serve`: each connection is admitted
+//! under the connection cap, goes through TLS when configured, has its bytes unfolded
+//! (`unfolding.rs`) before hyper reads them, and hands its [`ConnectionInfo`] to every
+//! request on it.
 
-use axum::Router;
-use edihub_as2::obs_fold::RequestHeads;
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
+use crate::connection::ConnectionInfo;
+use crate::connections::ConnectionLimit;
+use crate::unfolding::Unfolding;
+use axum::{Extension, Router};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
+/// How connections on the partner port are taken in.
+pub(crate) struct Transport {
+    /// HTTPS; `None` when `gateway.plain_http` (behind a TLS-terminating proxy).
+    pub tls: Option<TlsAcceptor>,
+    pub limit: ConnectionLimit,
+    /// Bounds the TLS handshake, and the wait for each request's head.
+    pub idle_timeout: Duration,
+    /// Request heads longer than this are not unfolded (hyper refuses them anyway).
+    pub max_head_bytes: usize,
+}
+
 /// Accepts connections until `shutdown`, then waits for the requests in progress.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
-    max_head_bytes: usize,
+    transport: Transport,
     shutdown: CancellationToken,
 ) -> io::Result<()> {
     let graceful = GracefulShutdown::new();
+    let transport = Arc::new(transport);
     loop {
         let (stream, peer) = tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -31,23 +48,21 @@ pub async fn serve(
                 // log and keep serving.
                 Err(error) => {
                     tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
         };
-        let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(Unfolding::new(stream, max_head_bytes));
-        let service = TowerToHyperService::new(router.clone());
-        let connection = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(std::time::Duration::from_secs(30))
-            .serve_connection(io, service);
-        let connection = graceful.watch(connection);
+        let Some(admitted) = transport.limit.try_admit() else {
+            tracing::debug!(%peer, "connection refused: gateway.max_connections open");
+            transport.limit.refuse(stream, transport.tls.is_some());
+            continue;
+        };
+        let (router, transport, watcher) =
+            (router.clone(), Arc::clone(&transport), graceful.watcher());
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%peer, %error, "connection ended with an error");
-            }
+            let _admitted = admitted;
+            connection(stream, peer, router, &transport, watcher).await;
         });
     }
     drop(listener);
@@ -55,103 +70,78 @@ pub async fn serve(
     Ok(())
 }
 
-/// A connection whose request heads are unfolded before hyper reads them.
-struct Unfolding<S> {
-    inner: S,
-    heads: RequestHeads,
-    /// Unfolded bytes not yet handed to hyper, from `ready_from`.
-    ready: Vec<u8>,
-    ready_from: usize,
-    eof: bool,
-}
-
-impl<S> Unfolding<S> {
-    fn new(inner: S, max_head_bytes: usize) -> Self {
-        Self {
-            inner,
-            heads: RequestHeads::new(max_head_bytes),
-            ready: Vec::new(),
-            ready_from: 0,
-            eof: false,
+/// One admitted connection: its TLS handshake if any, then its requests.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    transport: &Transport,
+    watcher: Watcher,
+) {
+    let _ = stream.set_nodelay(true);
+    let Some(acceptor) = &transport.tls else {
+        let info = ConnectionInfo {
+            peer,
+            client_certificate_sha256: None,
+        };
+        return http(stream, info, router, transport, watcher).await;
+    };
+    let stream = match tokio::time::timeout(transport.idle_timeout, acceptor.accept(stream)).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(error)) => {
+            edihub_metrics::TLS_HANDSHAKE_FAILURES.inc();
+            return tracing::debug!(%peer, %error, "TLS handshake failed");
         }
-    }
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Unfolding<S> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        loop {
-            if this.ready_from < this.ready.len() {
-                let n = buf.remaining().min(this.ready.len() - this.ready_from);
-                buf.put_slice(&this.ready[this.ready_from..this.ready_from + n]);
-                this.ready_from += n;
-                return Poll::Ready(Ok(()));
-            }
-            if this.eof {
-                return Poll::Ready(Ok(()));
-            }
-            // Body bytes that fill hyper's whole buffer go straight into it: nothing to
-            // rewrite there. A body's last bytes take the path below, which finds where
-            // the next request's head starts.
-            let room = buf.remaining() as u64;
-            if room > 0 && this.heads.verbatim().is_some_and(|n| n >= room) {
-                let before = buf.filled().len();
-                ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
-                let read = buf.filled().len() - before;
-                this.heads.passed(read);
-                this.eof = read == 0;
-                return Poll::Ready(Ok(()));
-            }
-            let mut chunk = [0u8; 16 * 1024];
-            let mut read = ReadBuf::new(&mut chunk);
-            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
-            let filled = read.filled();
-            let out = if filled.is_empty() {
-                this.eof = true;
-                this.heads.finish()
-            } else {
-                let out = this.heads.push(filled);
-                if out.unfolded > 0 {
-                    tracing::debug!(folds = out.unfolded, "folded request header lines unfolded");
-                }
-                out.bytes
-            };
-            this.ready = out;
-            this.ready_from = 0;
+        Err(_) => {
+            edihub_metrics::TLS_HANDSHAKE_FAILURES.inc();
+            return tracing::debug!(%peer, "TLS handshake not finished in gateway.idle_timeout_ms");
         }
+    };
+    let info = ConnectionInfo {
+        peer,
+        client_certificate_sha256: crate::tls::client_certificate_sha256(stream.get_ref().1),
+    };
+    http(stream, info, router, transport, watcher).await;
+}
+
+/// Serves the requests of one connection, each with the connection's `info`.
+async fn http<I>(
+    io: I,
+    info: ConnectionInfo,
+    router: Router,
+    transport: &Transport,
+    watcher: Watcher,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let io = TokioIo::new(Unfolding::new(io, transport.max_head_bytes));
+    let service = TowerToHyperService::new(router.layer(Extension(info)));
+    // hyper's head timer runs whenever the connection waits for a request, after
+    // connecting and between kept-alive requests: the idle timeout.
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(transport.idle_timeout)
+        .serve_connection(io, service);
+    if let Err(error) = watcher.watch(connection).await {
+        if let Some(status) = rejection(&error) {
+            edihub_metrics::HTTP_REJECTIONS
+                .with_label_values(&[status])
+                .inc();
+        }
+        tracing::debug!(peer = %info.peer, %error, "connection ended with an error");
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Unfolding<S> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
+/// The status of a request hyper turned away itself: it answers a malformed head 400
+/// and an oversized one 431, and closes a head that took too long (counted as 408).
+fn rejection(error: &hyper::Error) -> Option<&'static str> {
+    if error.is_parse_too_large() {
+        Some("431")
+    } else if error.is_parse() {
+        Some("400")
+    } else if error.is_timeout() {
+        Some("408")
+    } else {
+        None
     }
 }

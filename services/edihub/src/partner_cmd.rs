@@ -2,15 +2,26 @@
 //! identities in the database. Running gateways pick changes up within a second (NOTIFY)
 //! or at the latest after `gateway.partner_reload_ms`.
 
+mod identity;
+mod options;
+mod view;
+mod within;
+
+pub use identity::{IdentityCommand, run_identity};
+
 use crate::Settings;
-use anyhow::Context;
-use clap::{Args, Subcommand};
-use edihub_partners::store::{self, NewPartner, PartnerRow, PartnerUpdate};
-use std::path::{Path, PathBuf};
+use clap::Subcommand;
+use edihub_partners::store::{self, CertificateInfo, PartnerRow};
+use options::{PartnerOptions, read_all};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::path::PathBuf;
+use view::{PartnerView, certificate_json, requirement};
 
 #[derive(Subcommand)]
 pub enum PartnerCommand {
-    /// Add a partnership.
+    /// Add a partnership. It requires signed and encrypted messages unless
+    /// `--require-signature false` / `--require-encryption false` say otherwise.
     Add {
         /// The partner's AS2 name (the AS2-From of its messages).
         as2_id: String,
@@ -20,11 +31,26 @@ pub enum PartnerCommand {
         /// The first is the one the hub encrypts to.
         #[arg(long = "cert")]
         certificates: Vec<PathBuf>,
+        /// Print the partnership as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// List the partnerships in the database.
-    List,
+    List {
+        /// Only partners with a certificate that expires within this span (`30d`,
+        /// `12h`, `2w`) or has expired, with those certificates.
+        #[arg(long, value_name = "SPAN", value_parser = within::parse_span)]
+        expiring_within: Option<i64>,
+        /// Print a JSON array of partnerships.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show one partnership with its certificates.
-    Show { as2_id: String },
+    Show {
+        as2_id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Change a partnership; options not given stay as they are.
     Update {
         as2_id: String,
@@ -37,57 +63,15 @@ pub enum PartnerCommand {
         /// at least 8 hex digits, as `show` prints it); repeatable.
         #[arg(long = "remove-cert")]
         remove_certificates: Vec<String>,
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a partnership: its messages are refused (authentication-failed) from then on.
     Remove { as2_id: String },
 }
 
-#[derive(Args)]
-pub struct PartnerOptions {
-    /// A human name for operators.
-    #[arg(long)]
-    name: Option<String>,
-    /// Refuse unsigned messages (insufficient-message-security).
-    #[arg(long, value_name = "BOOL")]
-    require_signature: Option<bool>,
-    /// Refuse unencrypted messages (insufficient-message-security).
-    #[arg(long, value_name = "BOOL")]
-    require_encryption: Option<bool>,
-    /// Accept signatures by the partner's certificates outside their validity period.
-    #[arg(long, value_name = "BOOL")]
-    allow_expired_certificates: Option<bool>,
-    /// A URL (exact) or URL prefix (ending in `/`) where asynchronous MDNs may be sent;
-    /// repeatable. With `update`, replaces the list; `--no-async-mdn-urls` empties it.
-    #[arg(long = "async-mdn-url")]
-    async_mdn_urls: Vec<String>,
-    /// With `update`: remove every async MDN URL.
-    #[arg(long, conflicts_with = "async_mdn_urls")]
-    no_async_mdn_urls: bool,
-}
-
-#[derive(Subcommand)]
-pub enum IdentityCommand {
-    /// Store (or replace) one of the hub's AS2 identities: the AS2-To partners address,
-    /// with its certificate and private key (PEM; the key must match the certificate).
-    Set {
-        as2_id: String,
-        #[arg(long = "cert")]
-        certificate: PathBuf,
-        #[arg(long = "key")]
-        private_key: PathBuf,
-    },
-    /// List the identities in the database (never their keys).
-    List,
-    /// Remove an identity from the database.
-    Remove { as2_id: String },
-}
-
-fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
-}
-
-fn read_all(paths: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
-    paths.iter().map(|p| read(p)).collect()
+fn now_unix() -> i64 {
+    chrono::Utc::now().timestamp()
 }
 
 pub async fn run_partner(settings: &Settings, command: PartnerCommand) -> anyhow::Result<()> {
@@ -97,72 +81,38 @@ pub async fn run_partner(settings: &Settings, command: PartnerCommand) -> anyhow
             as2_id,
             options,
             certificates,
+            json,
         } => {
-            store::add_partner(
-                &pool,
-                &NewPartner {
-                    as2_id: as2_id.clone(),
-                    name: options.name,
-                    require_signature: options.require_signature.unwrap_or(false),
-                    require_encryption: options.require_encryption.unwrap_or(false),
-                    allow_expired_certificates: options.allow_expired_certificates.unwrap_or(false),
-                    async_mdn_urls: options.async_mdn_urls,
-                    certificates: read_all(&certificates)?,
-                },
-            )
-            .await?;
-            println!("partner {as2_id} added");
-            print_partner(&store::get_partner(&pool, &as2_id).await?)?;
+            let partner = options.into_new(as2_id.clone(), read_all(&certificates)?)?;
+            store::add_partner(&pool, &partner).await?;
+            report_change(settings, &pool, &as2_id, "added", json).await?;
         }
-        PartnerCommand::List => {
-            let partners = store::list_partners(&pool).await?;
-            if partners.is_empty() {
-                println!("no partners in the database (the settings file may list more)");
-            }
-            for p in partners {
-                println!(
-                    "{:<24} certificates={} signature={} encryption={} async-mdn-urls={} {}",
-                    p.as2_id,
-                    p.certificates.len(),
-                    requirement(p.require_signature),
-                    requirement(p.require_encryption),
-                    p.async_mdn_urls.len(),
-                    p.name.as_deref().unwrap_or(""),
-                );
-            }
+        PartnerCommand::List {
+            expiring_within,
+            json,
+        } => {
+            let hub_key = hub_key_known(settings, &pool).await?;
+            list(&pool, expiring_within, hub_key, json).await?
         }
-        PartnerCommand::Show { as2_id } => {
-            print_partner(&store::get_partner(&pool, &as2_id).await?)?
+        PartnerCommand::Show { as2_id, json } => {
+            let row = store::get_partner(&pool, &as2_id).await?;
+            let view = PartnerView::new(&row, now_unix(), hub_key_known(settings, &pool).await?)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&view.json())?);
+            } else {
+                view.print();
+            }
         }
         PartnerCommand::Update {
             as2_id,
             options,
             add_certificates,
             remove_certificates,
+            json,
         } => {
-            let async_mdn_urls = if options.no_async_mdn_urls {
-                Some(Vec::new())
-            } else if options.async_mdn_urls.is_empty() {
-                None
-            } else {
-                Some(options.async_mdn_urls)
-            };
-            store::update_partner(
-                &pool,
-                &as2_id,
-                &PartnerUpdate {
-                    name: options.name,
-                    require_signature: options.require_signature,
-                    require_encryption: options.require_encryption,
-                    allow_expired_certificates: options.allow_expired_certificates,
-                    async_mdn_urls,
-                    add_certificates: read_all(&add_certificates)?,
-                    remove_certificates,
-                },
-            )
-            .await?;
-            println!("partner {as2_id} updated");
-            print_partner(&store::get_partner(&pool, &as2_id).await?)?;
+            let update = options.into_update(read_all(&add_certificates)?, remove_certificates)?;
+            store::update_partner(&pool, &as2_id, &update).await?;
+            report_change(settings, &pool, &as2_id, "updated", json).await?;
         }
         PartnerCommand::Remove { as2_id } => {
             store::remove_partner(&pool, &as2_id).await?;
@@ -172,103 +122,95 @@ pub async fn run_partner(settings: &Settings, command: PartnerCommand) -> anyhow
     Ok(())
 }
 
-fn requirement(required: bool) -> &'static str {
-    if required { "required" } else { "optional" }
-}
-
-fn print_partner(partner: &PartnerRow) -> anyhow::Result<()> {
-    println!("as2_id:                     {}", partner.as2_id);
-    println!(
-        "name:                       {}",
-        partner.name.as_deref().unwrap_or("-")
-    );
-    println!(
-        "signature:                  {}",
-        requirement(partner.require_signature)
-    );
-    println!(
-        "encryption:                 {}",
-        requirement(partner.require_encryption)
-    );
-    println!(
-        "allow expired certificates: {}",
-        partner.allow_expired_certificates
-    );
-    println!("async MDN URLs:             {:?}", partner.async_mdn_urls);
-    let certificates = store::describe_certificates(partner)?;
-    println!("certificates:               {}", certificates.len());
-    for (i, c) in certificates.iter().enumerate() {
-        let role = if i == 0 { " (encryption)" } else { "" };
-        println!("  sha256 {}{role}", c.sha256);
-        println!("    subject   {}", c.subject);
-        println!("    valid     {} .. {}", c.not_before, c.not_after);
+/// After `add` or `update`: the partnership as stored, its warnings on stderr too.
+async fn report_change(
+    settings: &Settings,
+    pool: &PgPool,
+    as2_id: &str,
+    what: &str,
+    json: bool,
+) -> anyhow::Result<()> {
+    let row = store::get_partner(pool, as2_id).await?;
+    let view = PartnerView::new(&row, now_unix(), hub_key_known(settings, pool).await?)?;
+    view.warn();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&view.json())?);
+    } else {
+        println!("partner {as2_id} {what}");
+        view.print();
     }
     Ok(())
 }
 
-pub async fn run_identity(settings: &Settings, command: IdentityCommand) -> anyhow::Result<()> {
-    let pool = edihub_db::pool(&settings.database)?;
-    match command {
-        IdentityCommand::Set {
-            as2_id,
-            certificate,
-            private_key,
-        } => {
-            let passphrase = settings.gateway.hub_key_passphrase_bytes();
-            let info = store::set_identity(
-                &pool,
-                &as2_id,
-                &read(&certificate)?,
-                &read(&private_key)?,
-                passphrase,
-            )
-            .await?;
-            println!(
-                "identity {as2_id} stored: certificate sha256 {} ({}), valid {} .. {}, key {}",
-                info.sha256,
-                info.subject,
-                info.not_before,
-                info.not_after,
-                if passphrase.is_some() {
-                    "encrypted under the passphrase"
-                } else {
-                    "unencrypted"
-                }
-            );
-            if passphrase.is_none() {
-                eprintln!(
-                    "warning: the private key is stored in the clear; set \
-                     EDIHUB_HUB_KEY_PASSPHRASE (gateway.hub_key_passphrase) to encrypt it"
-                );
+/// Whether a hub key is known here: the CLI cannot see the gateway's own settings file,
+/// so `false` is a warning, not a refusal.
+async fn hub_key_known(settings: &Settings, pool: &PgPool) -> anyhow::Result<bool> {
+    Ok(settings.gateway.hub_private_key.is_some()
+        || !store::list_identities(pool).await?.is_empty())
+}
+
+async fn list(
+    pool: &PgPool,
+    expiring_within: Option<i64>,
+    hub_key: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    let partners = store::list_partners(pool).await?;
+    let now = now_unix();
+    let mut listed: Vec<Value> = Vec::new();
+    for row in &partners {
+        let view = PartnerView::new(row, now, hub_key)?;
+        let Some(within) = expiring_within else {
+            if json {
+                listed.push(view.json());
+            } else {
+                print_line(row, &view);
             }
+            continue;
+        };
+        let deadline = now.saturating_add(within);
+        let expiring: Vec<_> = (view.certificates.iter())
+            .filter(|c| c.not_after_unix <= deadline)
+            .collect();
+        if expiring.is_empty() {
+            continue;
         }
-        IdentityCommand::List => {
-            let identities = store::list_identities(&pool).await?;
-            if identities.is_empty() {
-                println!("no identities in the database (the settings file may name one)");
+        if json {
+            let mut value = view.json();
+            value["expiring"] = expiring.iter().map(|c| certificate_json(c)).collect();
+            listed.push(value);
+        } else {
+            for c in expiring {
+                println!("{:<24} sha256 {} {}", row.as2_id, c.sha256, expiry(c, now));
             }
-            for identity in identities {
-                for c in store::read_certificates(identity.certificate_pem.as_bytes())? {
-                    println!(
-                        "{:<24} sha256 {} {} valid {} .. {} key {}",
-                        identity.as2_id,
-                        c.sha256,
-                        c.subject,
-                        c.not_before,
-                        c.not_after,
-                        if identity.key_encrypted() {
-                            "encrypted"
-                        } else {
-                            "unencrypted"
-                        }
-                    );
-                }
-            }
-        }
-        IdentityCommand::Remove { as2_id } => {
-            store::remove_identity(&pool, &as2_id).await?;
-            println!("identity {as2_id} removed");
         }
     }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&listed)?);
+    } else if partners.is_empty() {
+        println!("no partners in the database (the settings file may list more)");
+    }
     Ok(())
+}
+
+fn expiry(c: &CertificateInfo, now: i64) -> String {
+    if c.not_after_unix < now {
+        format!("expired {}", c.not_after)
+    } else {
+        let days = (c.not_after_unix - now) / 86_400;
+        format!("expires {} (in {days} days)", c.not_after)
+    }
+}
+
+fn print_line(row: &PartnerRow, view: &PartnerView) {
+    println!(
+        "{:<24} certificates={} signature={} encryption={} async-mdn-urls={} warnings={} {}",
+        row.as2_id,
+        row.certificates.len(),
+        requirement(row.require_signature),
+        requirement(row.require_encryption),
+        row.async_mdn_urls.len(),
+        view.warnings.len(),
+        row.name.as_deref().unwrap_or(""),
+    );
 }

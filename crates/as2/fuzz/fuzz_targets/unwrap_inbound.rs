@@ -10,7 +10,10 @@
 
 use std::sync::LazyLock;
 
-use edihub_as2::{As2Headers, Certificate, Identity, PartnerSecurity, read_mdn, unwrap_inbound};
+use edihub_as2::{
+    AlgorithmPolicy, As2Headers, Certificate, Identity, PartnerSecurity, UnwrapLimits, read_mdn,
+    unwrap_inbound,
+};
 use libfuzzer_sys::fuzz_target;
 
 static HUB: LazyLock<Identity> = LazyLock::new(|| {
@@ -24,6 +27,7 @@ static PARTNER: LazyLock<Vec<Certificate>> = LazyLock::new(|| {
     edihub_as2::certificates_from_pem(include_bytes!("../../../../fixtures/as2/partner-a.crt"))
         .expect("partner A's fixture certificate")
 });
+static POLICY: LazyLock<AlgorithmPolicy> = LazyLock::new(AlgorithmPolicy::default);
 /// Inside the fixture certificates' validity.
 const NOW: i64 = 1_800_000_000;
 
@@ -62,11 +66,17 @@ fuzz_target!(|data: &[u8]| {
         require_encryption: choice & 2 != 0,
         allow_expired: choice & 4 != 0,
         now_unix: NOW,
+        algorithms: &POLICY,
+    };
+    let limits = UnwrapLimits {
+        max_decompressed_bytes: 1 << 20,
+        max_expansion_ratio: 100,
     };
     let hub = (choice & 8 == 0).then_some(&*HUB);
-    if let Ok(unwrapped) = unwrap_inbound(&headers, cte, body, hub, &partner, 1 << 20) {
+    if let Ok(unwrapped) = unwrap_inbound(&headers, cte, body, hub, &partner, limits) {
         assert!(unwrapped.signed || !partner.require_signature);
         assert!(unwrapped.encrypted || !partner.require_encryption);
+        assert_eq!(unwrapped.signed, unwrapped.signed_sha256.is_some());
     }
     let _ = read_mdn(&headers.content_type, body, &PARTNER);
 });

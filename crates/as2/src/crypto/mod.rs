@@ -11,8 +11,14 @@
 //! One file per concern: `identity` (our key and the partners' certificates), then one
 //! per CMS content type (`signed`, `enveloped`, `compressed`). `raw_der` is the
 //! hand-written DER that rewrites a partner's signature before OpenSSL reads it, and
-//! `pss` completes the RSASSA-PSS parameters some senders leave out.
+//! `pss` completes the RSASSA-PSS parameters some senders leave out. `algorithms` reads,
+//! through the tolerant BER walker `ber`, which cipher and digests a partner's CMS names
+//! before any key is used, and `certificate` what a partner certificate allows (key size,
+//! key usage).
 
+mod algorithms;
+mod ber;
+mod certificate;
 mod compressed;
 mod enveloped;
 mod ffi;
@@ -22,6 +28,8 @@ mod pss;
 mod raw_der;
 mod signed;
 
+pub use algorithms::{Algorithm, content_encryption_algorithm, signature_digest_algorithms};
+pub use certificate::{allows_signing, rsa_bits};
 pub use compressed::{DecompressError, compress, decompress, is_compressed_data};
 pub use enveloped::{Encryption, decrypt, encrypt};
 pub use identity::{Identity, certificates_from_pem, is_encrypted_private_key_pem};

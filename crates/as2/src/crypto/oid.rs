@@ -33,3 +33,9 @@ pub(super) fn is_known_digest(oid: &[u8]) -> bool {
             .strip_prefix(NIST_HASH)
             .is_some_and(|n| matches!(n, [1..=10]))
 }
+/// `id-envelopedData` (RFC 5652 section 6.1).
+pub(super) const OID_ENVELOPED_DATA: ObjectIdentifier =
+    ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.3");
+/// `id-ct-authEnvelopedData` (RFC 5083).
+pub(super) const OID_AUTH_ENVELOPED_DATA: ObjectIdentifier =
+    ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.16.1.23");

@@ -1,19 +1,27 @@
 //! Inbound: peeling the security layers off what a partner sends, in whatever order it
 //! applied them, and judging the result against the partnership's requirements.
+//!
+//! What the partnership forbids is refused before any work: a missing required layer
+//! by the outermost layer's type, a cipher or a digest by the algorithm identifiers in
+//! the DER, a repeated layer before it is opened. `layer` tells layers apart, `open`
+//! decrypts and decompresses, `signer` verifies.
 
 use openssl::x509::X509;
 
 use super::entity::{Entity, inner_entity};
+use super::limits::UnwrapLimits;
 use super::policy::AlgorithmPolicy;
-use super::signature::{signed_parts, verify_with_fallback};
-use crate::crypto::{self, DecompressError, Identity, VerifyError};
+use crate::crypto::Identity;
 use crate::headers::As2Headers;
 use crate::mdn::DispositionError;
 use crate::mic::{Mic, MicAlg, mic_for_unsigned};
 use crate::mime::{self, ContentType};
 
-/// Layers deeper than this are refused: real messages have at most three.
-const MAX_LAYERS: usize = 8;
+mod layer;
+mod open;
+mod signer;
+
+use layer::{Layer, Seen, classify, cms_der};
 
 /// What the hub knows about the sending partner's security.
 #[derive(Debug, Clone, Copy)]
@@ -35,19 +43,6 @@ pub struct PartnerSecurity<'a> {
     pub algorithms: &'a AlgorithmPolicy,
 }
 
-impl PartnerSecurity<'_> {
-    /// The certificates valid at `now_unix` (all of them when expired ones are allowed),
-    /// and the others.
-    fn split_by_validity(&self) -> (Vec<X509>, Vec<X509>) {
-        let Ok(now) = openssl::asn1::Asn1Time::from_unix(self.now_unix) else {
-            return (self.certificates.to_vec(), Vec::new());
-        };
-        self.certificates.iter().cloned().partition(|cert| {
-            self.allow_expired || (cert.not_before() <= now && cert.not_after() >= now)
-        })
-    }
-}
-
 /// An inbound message with its security layers removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unwrapped {
@@ -60,6 +55,12 @@ pub struct Unwrapped {
     pub compressed: bool,
     /// The `Received-Content-MIC` to return (RFC 4130 section 7.3.1).
     pub mic: Mic,
+    /// SHA-256 of the signed entity (headers included) as it verified, the MIC's input:
+    /// the same for a captured message resent under another Message-ID. `None` unsigned.
+    pub signed_sha256: Option<[u8; 32]>,
+    /// What was accepted but is weak (a SHA-1 digest, a 3DES cipher), in short sentences
+    /// for operators.
+    pub warnings: Vec<String>,
 }
 
 /// Why an inbound message is refused: the disposition for the MDN and a reason for
@@ -68,6 +69,10 @@ pub struct Unwrapped {
 pub struct InboundRefusal {
     pub disposition: DispositionError,
     pub reason: String,
+    /// A signature by one of the partner's pinned certificates verified before the
+    /// refusal (also when that certificate is expired, too weak or not meant for
+    /// signing): the request comes from the partner, so it may be answered as a resend.
+    pub authenticated: bool,
 }
 
 impl std::fmt::Display for InboundRefusal {
@@ -80,48 +85,8 @@ fn refusal(disposition: DispositionError, reason: impl Into<String>) -> InboundR
     InboundRefusal {
         disposition,
         reason: reason.into(),
+        authenticated: false,
     }
-}
-
-/// The shape of one layer.
-enum Layer {
-    Enveloped,
-    Compressed,
-    Signed,
-    Content,
-}
-
-fn classify(ct: &ContentType, body_der: impl FnOnce() -> Option<Vec<u8>>) -> Layer {
-    match ct.mime_type.as_str() {
-        "multipart/signed" => Layer::Signed,
-        "application/pkcs7-mime" | "application/x-pkcs7-mime" => {
-            match ct
-                .param("smime-type")
-                .map(str::to_ascii_lowercase)
-                .as_deref()
-            {
-                Some("compressed-data") => Layer::Compressed,
-                Some("enveloped-data" | "authenveloped-data") => Layer::Enveloped,
-                // No smime-type: look at the CMS content type itself.
-                _ => match body_der() {
-                    Some(der) if crypto::is_compressed_data(&der) => Layer::Compressed,
-                    _ => Layer::Enveloped,
-                },
-            }
-        }
-        _ => Layer::Content,
-    }
-}
-
-/// The DER of a CMS body: base64 when declared (or when it plainly is not DER, as some
-/// peers base64 without saying so), binary otherwise.
-fn cms_der(transfer_encoding: Option<&str>, body: &[u8]) -> Result<Vec<u8>, String> {
-    let declared_base64 =
-        transfer_encoding.is_some_and(|e| e.trim().eq_ignore_ascii_case("base64"));
-    if !declared_base64 && body.first() == Some(&0x30) {
-        return Ok(body.to_vec());
-    }
-    mime::decode_transfer(Some("base64"), body)
 }
 
 /// The MIC algorithm: the partner's first supported `signed-receipt-micalg`, else the
@@ -138,175 +103,164 @@ fn mic_alg(headers: &As2Headers, signed_micalg: Option<&str>) -> MicAlg {
 /// Removes the security layers of an inbound AS2 body.
 ///
 /// `content_transfer_encoding` is the HTTP request's header of that name (if any); `hub`
-/// is our identity (needed only for encrypted messages); `max_decompressed_bytes` caps what
-/// compressed data may expand to.
+/// is our identity (needed only for encrypted messages); `limits` bound what compressed
+/// data may expand to.
 ///
 /// Dispositions: a message we cannot decrypt is `decryption-failed`; a signature by a
 /// certificate that is not the partner's (or a signed message from a partner without
-/// certificates) is `authentication-failed`; a signature that does not match the content is
-/// `integrity-check-failed`; a message that lacks the signing or encryption the
-/// partnership requires is `insufficient-message-security`; anything unreadable otherwise
-/// (garbage MIME, corrupt or oversized compressed data) is `unexpected-processing-error`.
+/// certificates) is `authentication-failed`, and so is one by a partner certificate that
+/// is expired, has an RSA key shorter than the policy's minimum or a key usage without
+/// signing; a signature that does not match the content is `integrity-check-failed`; a
+/// message that lacks the signing or encryption the partnership requires, or uses a
+/// cipher or digest it does not accept, is `insufficient-message-security`; anything
+/// unreadable otherwise (garbage MIME, corrupt or oversized compressed data, a security
+/// layer repeated) is `unexpected-processing-error`.
 pub fn unwrap_inbound(
     headers: &As2Headers,
     content_transfer_encoding: Option<&str>,
     body: &[u8],
     hub: Option<&Identity>,
     partner: &PartnerSecurity<'_>,
-    max_decompressed_bytes: usize,
+    limits: UnwrapLimits,
 ) -> Result<Unwrapped, InboundRefusal> {
-    use DispositionError::*;
-    let mut current = Entity {
+    let mut peeler = Peeler {
+        headers,
+        hub,
+        partner,
+        limits,
+        seen: Seen::default(),
+        decompressed: 0,
+        authenticated: false,
+        signature: None,
+        warnings: Vec::new(),
+    };
+    let outer = Entity {
         content_type: headers.content_type.clone(),
         transfer_encoding: content_transfer_encoding.map(str::to_string),
         body: body.to_vec(),
     };
-    // The whole innermost entity (headers included), once a layer has been removed.
-    let mut entity_bytes: Option<Vec<u8>> = None;
-    let mut signed_mic: Option<Mic> = None;
-    let (mut encrypted, mut compressed) = (false, false);
-    let mut payload = None;
+    peeler.run(outer).map_err(|refused| InboundRefusal {
+        authenticated: refused.authenticated || peeler.authenticated,
+        ..refused
+    })
+}
 
-    for _ in 0..MAX_LAYERS {
-        let ct = ContentType::parse(&current.content_type)
-            .map_err(|e| refusal(UnexpectedProcessingError, format!("Content-Type: {e}")))?;
-        let layer = classify(&ct, || {
-            cms_der(current.transfer_encoding.as_deref(), &current.body).ok()
-        });
-        let inner = match layer {
-            Layer::Content => {
-                let decoded =
-                    mime::decode_transfer(current.transfer_encoding.as_deref(), &current.body)
-                        .map_err(|e| refusal(UnexpectedProcessingError, e))?;
-                payload = Some(decoded);
-                break;
+/// One message's unwrapping: the layers met and what they left.
+struct Peeler<'a> {
+    headers: &'a As2Headers,
+    hub: Option<&'a Identity>,
+    partner: &'a PartnerSecurity<'a>,
+    limits: UnwrapLimits,
+    seen: Seen,
+    /// Bytes the compressed layers inflated to so far.
+    decompressed: usize,
+    authenticated: bool,
+    /// The signed layer's MIC and digest.
+    signature: Option<(Mic, [u8; 32])>,
+    warnings: Vec<String>,
+}
+
+impl Peeler<'_> {
+    fn run(&mut self, mut current: Entity) -> Result<Unwrapped, InboundRefusal> {
+        use DispositionError::UnexpectedProcessingError;
+        // The whole innermost entity (headers included), once a layer has been removed.
+        let mut entity_bytes: Option<Vec<u8>> = None;
+        let mut outermost = true;
+        // Ends: each pass removes a layer, and each kind of layer is removed at most once.
+        let payload = loop {
+            let ct = ContentType::parse(&current.content_type)
+                .map_err(|e| refusal(UnexpectedProcessingError, format!("Content-Type: {e}")))?;
+            let layer = classify(&ct, || {
+                cms_der(current.transfer_encoding.as_deref(), &current.body).ok()
+            });
+            if std::mem::take(&mut outermost) {
+                self.refuse_forbidden_outermost(layer)?;
             }
-            Layer::Enveloped => {
-                let plain = decrypted(&current, hub)?;
-                encrypted = true;
-                plain
-            }
-            Layer::Compressed => {
-                let plain = decompressed(&current, max_decompressed_bytes)?;
-                compressed = true;
-                plain
-            }
-            Layer::Signed => {
-                let (content, mic) = verify_signed(headers, &ct, &current.body, partner)?;
-                // The outermost signature is the one the MIC reports on.
-                signed_mic.get_or_insert(mic);
-                content
-            }
+            self.seen.enter(layer)?;
+            let inner = match layer {
+                Layer::Content => {
+                    break mime::decode_transfer(
+                        current.transfer_encoding.as_deref(),
+                        &current.body,
+                    )
+                    .map_err(|e| refusal(UnexpectedProcessingError, e))?;
+                }
+                Layer::Enveloped => open::decrypted(
+                    &current,
+                    self.hub,
+                    self.partner.algorithms,
+                    &mut self.warnings,
+                )?,
+                Layer::Compressed => {
+                    open::decompressed(&current, &self.limits, &mut self.decompressed)?
+                }
+                Layer::Signed => self.verified(&ct, &current.body)?,
+            };
+            current = inner_entity(&inner);
+            entity_bytes = Some(inner);
         };
-        current = inner_entity(&inner);
-        entity_bytes = Some(inner);
-    }
-    let payload = payload.ok_or_else(|| {
-        refusal(
-            UnexpectedProcessingError,
-            format!("more than {MAX_LAYERS} security layers"),
-        )
-    })?;
-
-    if partner.require_encryption && !encrypted {
-        return Err(refusal(
-            InsufficientMessageSecurity,
-            "the partnership requires encrypted messages",
-        ));
-    }
-    if partner.require_signature && signed_mic.is_none() {
-        return Err(refusal(
-            InsufficientMessageSecurity,
-            "the partnership requires signed messages",
-        ));
+        self.check_requirements()?;
+        // RFC 4130 section 7.3.1: signed, over the signed entity; unsigned but wrapped,
+        // over the decrypted and decompressed entity with its headers; plain, over the
+        // content.
+        let (mic, signed_sha256) = match (self.signature.take(), &entity_bytes) {
+            (Some((mic, sha256)), _) => (mic, Some(sha256)),
+            (None, Some(entity)) => (Mic::compute(mic_alg(self.headers, None), entity), None),
+            (None, None) => (mic_for_unsigned(self.headers, &payload), None),
+        };
+        Ok(Unwrapped {
+            payload,
+            content_type: current.content_type,
+            signed: self.seen.signed,
+            encrypted: self.seen.enveloped,
+            compressed: self.seen.compressed,
+            mic,
+            signed_sha256,
+            warnings: std::mem::take(&mut self.warnings),
+        })
     }
 
-    let signed = signed_mic.is_some();
-    // RFC 4130 section 7.3.1: signed, over the signed entity; unsigned but wrapped, over the
-    // decrypted and decompressed entity with its headers; plain, over the content.
-    let mic = match (signed_mic, &entity_bytes) {
-        (Some(mic), _) => mic,
-        (None, Some(entity)) => Mic::compute(mic_alg(headers, None), entity),
-        (None, None) => mic_for_unsigned(headers, &payload),
-    };
-    Ok(Unwrapped {
-        payload,
-        content_type: current.content_type,
-        signed,
-        encrypted,
-        compressed,
-        mic,
-    })
-}
-
-/// The content of an enveloped-data layer, decrypted with the hub's key.
-fn decrypted(layer: &Entity, hub: Option<&Identity>) -> Result<Vec<u8>, InboundRefusal> {
-    use DispositionError::DecryptionFailed;
-    let der = cms_der(layer.transfer_encoding.as_deref(), &layer.body)
-        .map_err(|e| refusal(DecryptionFailed, format!("enveloped data: {e}")))?;
-    let hub = hub.ok_or_else(|| {
-        refusal(
-            DecryptionFailed,
-            "the message is encrypted but the hub has no private key configured",
-        )
-    })?;
-    crypto::decrypt(hub, &der).map_err(|e| refusal(DecryptionFailed, e))
-}
-
-/// The content of a compressed-data layer, inflated to at most `limit` bytes.
-fn decompressed(layer: &Entity, limit: usize) -> Result<Vec<u8>, InboundRefusal> {
-    use DispositionError::UnexpectedProcessingError;
-    let der = cms_der(layer.transfer_encoding.as_deref(), &layer.body)
-        .map_err(|e| refusal(UnexpectedProcessingError, format!("compressed: {e}")))?;
-    crypto::decompress(&der, limit).map_err(|e| match e {
-        DecompressError::Malformed(m) => {
-            refusal(UnexpectedProcessingError, format!("compressed data: {m}"))
+    /// Refuses, by the outermost layer alone, a message that cannot meet the
+    /// partnership's requirements: no decryption, verification or decompression first.
+    fn refuse_forbidden_outermost(&self, layer: Layer) -> Result<(), InboundRefusal> {
+        if self.partner.require_encryption && layer != Layer::Enveloped {
+            return Err(encryption_required());
         }
-        DecompressError::TooLarge { limit } => refusal(
-            UnexpectedProcessingError,
-            format!("compressed data expands beyond {limit} bytes"),
-        ),
-    })
+        if self.partner.require_signature && layer == Layer::Content {
+            return Err(signature_required());
+        }
+        Ok(())
+    }
+
+    fn check_requirements(&self) -> Result<(), InboundRefusal> {
+        if self.partner.require_encryption && !self.seen.enveloped {
+            return Err(encryption_required());
+        }
+        if self.partner.require_signature && !self.seen.signed {
+            return Err(signature_required());
+        }
+        Ok(())
+    }
+
+    fn verified(&mut self, ct: &ContentType, body: &[u8]) -> Result<Vec<u8>, InboundRefusal> {
+        let verified =
+            signer::verify_signed(self.headers, ct, body, self.partner, &mut self.warnings)?;
+        self.authenticated = true;
+        self.signature = Some((verified.mic, verified.sha256));
+        Ok(verified.content)
+    }
 }
 
-/// Checks a multipart/signed body against the partner's certificates; returns the signed
-/// entity (headers included) and its MIC.
-fn verify_signed(
-    headers: &As2Headers,
-    ct: &ContentType,
-    body: &[u8],
-    partner: &PartnerSecurity<'_>,
-) -> Result<(Vec<u8>, Mic), InboundRefusal> {
-    use DispositionError::*;
-    let (content, signature) = signed_parts(ct, body)
-        .map_err(|e| refusal(IntegrityCheckFailed, format!("multipart/signed: {e}")))?;
-    if partner.certificates.is_empty() {
-        return Err(refusal(
-            AuthenticationFailed,
-            "the message is signed but no certificate is configured for the partner",
-        ));
-    }
-    let (valid, outside_validity) = partner.split_by_validity();
-    let content = verify_with_fallback(&signature, content, &valid).map_err(|e| match e {
-        VerifyError::UnknownSigner(_)
-            if !outside_validity.is_empty()
-                && verify_with_fallback(&signature, content, &outside_validity).is_ok() =>
-        {
-            refusal(
-                AuthenticationFailed,
-                "signed with a certificate of the partner that is expired or not yet valid",
-            )
-        }
-        VerifyError::UnknownSigner(m) => refusal(
-            AuthenticationFailed,
-            format!("not signed with the partner's certificate ({m})"),
-        ),
-        VerifyError::Invalid(m) => refusal(
-            IntegrityCheckFailed,
-            format!("signature does not verify ({m})"),
-        ),
-    })?;
-    let alg = mic_alg(headers, ct.param("micalg"));
-    let mic = Mic::compute(alg, &content);
-    Ok((content, mic))
+fn encryption_required() -> InboundRefusal {
+    refusal(
+        DispositionError::InsufficientMessageSecurity,
+        "the partnership requires encrypted messages",
+    )
+}
+
+fn signature_required() -> InboundRefusal {
+    refusal(
+        DispositionError::InsufficientMessageSecurity,
+        "the partnership requires signed messages",
+    )
 }

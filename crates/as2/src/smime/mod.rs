@@ -4,6 +4,8 @@
 //! (enveloped-data, multipart/signed, compressed-data, nested any way), computes the MIC the
 //! MDN must return, and checks the partnership's security requirements. Every refusal is
 //! an [`InboundRefusal`] carrying the RFC 4130 disposition to put into the error MDN.
+//! Each kind of layer may appear once, and [`UnwrapLimits`] bound what decompression may
+//! cost a message.
 //!
 //! Outbound, [`build_secure_message`] is the client side (compress, sign, encrypt), and
 //! [`sign_mdn`] / [`read_mdn`] sign our MDNs and verify a partner's.
@@ -17,12 +19,14 @@
 
 mod entity;
 mod inbound;
+mod limits;
 mod outbound;
 mod policy;
 mod signature;
 mod signed_mdn;
 
 pub use inbound::{InboundRefusal, PartnerSecurity, Unwrapped, unwrap_inbound};
+pub use limits::{EXPANSION_FLOOR, UnwrapLimits};
 pub use outbound::{SecureMessage, SecureMessageSpec, build_secure_message};
 pub use policy::{AlgorithmPolicy, DEFAULT_MIN_RSA_BITS, is_weak_cipher, is_weak_digest};
 pub use signed_mdn::{VerifiedMdn, read_mdn, sign_mdn};

@@ -205,7 +205,7 @@ fn check_mdn(
         );
     }
     match mdn.disposition {
-        Disposition::Processed => {}
+        Disposition::Processed | Disposition::Warning(_) => {}
         Disposition::Failed(error) => bail!("the hub refused the message: {}", error.as_str()),
     }
     // The MIC the hub must have computed, by RFC 4130 section 7.3.1 (see

@@ -12,7 +12,11 @@ use crate::mdn::{Disposition, DispositionError, MdnReport, build_mdn};
 use crate::message::{OutgoingMessage, PlainMessageSpec, build_plain_message};
 use crate::mic::{Mic, MicAlg};
 
+mod algorithms;
+mod certs;
+mod limits;
 mod refusals;
+mod replay;
 mod round_trip;
 mod signed_mdn;
 
@@ -79,8 +83,53 @@ fn receive(
             allow_expired: false,
             now_unix: NOW,
         },
-        1 << 20,
+        UnwrapLimits::default(),
     )
+}
+
+/// Receives `m` from a partner with these certificates, requirements, algorithms and
+/// limits.
+fn receive_with(
+    m: &OutgoingMessage,
+    certs: &[X509],
+    require: (bool, bool),
+    algorithms: &crate::AlgorithmPolicy,
+    limits: UnwrapLimits,
+) -> Result<Unwrapped, InboundRefusal> {
+    let (h, cte) = headers_of(m);
+    unwrap_inbound(
+        &h,
+        cte.as_deref(),
+        &m.body,
+        Some(&hub()),
+        &PartnerSecurity {
+            algorithms,
+            certificates: certs,
+            require_signature: require.0,
+            require_encryption: require.1,
+            allow_expired: false,
+            now_unix: NOW,
+        },
+        limits,
+    )
+}
+
+/// A message secured as asked, with the fixture payload.
+fn secure(
+    compress: bool,
+    sign: Option<(&Identity, MicAlg)>,
+    encrypt: Option<(&X509, Encryption)>,
+) -> OutgoingMessage {
+    build_secure_message(&SecureMessageSpec {
+        plain: plain(None),
+        compress,
+        sign,
+        encrypt,
+        boundary: "b-test",
+        now_unix: NOW,
+    })
+    .unwrap()
+    .message
 }
 
 fn refused(result: Result<Unwrapped, InboundRefusal>) -> DispositionError {

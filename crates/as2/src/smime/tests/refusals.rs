@@ -155,7 +155,7 @@ fn expired_certificates_are_refused_unless_allowed() {
                 allow_expired,
                 now_unix,
             },
-            1 << 20,
+            UnwrapLimits::default(),
         )
     };
     // The fixture certificates were made in 2026 for 100 years.
