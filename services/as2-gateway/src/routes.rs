@@ -17,7 +17,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use edihub_as2::{As2Headers, Mic};
-use edihub_inbound::{Accepted, Decision, ReceiptDelivery, Request};
+use edihub_inbound::{Accepted, DecideError, Decision, Policy, ReceiptDelivery, Request};
 use edihub_journal::{Accept, JournalError};
 use edihub_partners::Directory;
 use std::sync::Arc;
@@ -103,7 +103,8 @@ async fn receive_message(
     as2: As2Headers,
     incoming: Incoming,
 ) -> Result<Response, GatewayError> {
-    let (as2, decision) = decide_blocking(state, &directory, as2, &incoming).await?;
+    let (as2, decision) =
+        on_blocking_pool(state, &directory, as2, &incoming, edihub_inbound::decide).await?;
     match decision {
         Decision::Refuse(refused) => {
             answer::refusal(
@@ -165,14 +166,16 @@ fn replay_window(state: &AppState) -> Option<chrono::Duration> {
     (hours > 0).then(|| chrono::Duration::hours(hours.min(i64::MAX as u64 / 3600) as i64))
 }
 
-/// Runs the decision on the blocking pool, inside the request's span, and hands the
-/// headers back with it.
-async fn decide_blocking(
+/// Runs `work` (the decision, or another MDN: RSA work that must not hold an async
+/// worker) on the blocking pool, inside the request's span, on the request as
+/// `edihub_inbound` takes it, and hands the headers back with the result.
+async fn on_blocking_pool<T: Send + 'static>(
     state: &AppState,
     directory: &Arc<Directory>,
     as2: As2Headers,
     incoming: &Incoming,
-) -> Result<(As2Headers, Decision), GatewayError> {
+    work: impl FnOnce(&Request<'_>, &Directory, &Policy) -> Result<T, DecideError> + Send + 'static,
+) -> Result<(As2Headers, T), GatewayError> {
     let policy = Arc::clone(&state.policy);
     let directory = Arc::clone(directory);
     let transfer_encoding = incoming
@@ -195,8 +198,7 @@ async fn decide_blocking(
             now,
             tls_client_sha256,
         };
-        let decision = edihub_inbound::decide(&request, &directory, &policy);
-        decision.map(|decision| (as2, decision))
+        work(&request, &directory, &policy).map(|result| (as2, result))
     })
     .await?
     .map_err(GatewayError::from)
@@ -294,30 +296,22 @@ async fn replay(
         original_as2_message_id = %original.as2_message_id,
         "replay: signed content accepted before under another Message-ID, not journaled again"
     );
-    let policy = Arc::clone(&state.policy);
-    let (message_id, now) = (incoming.message_id, incoming.received_at);
-    let tls_client_sha256 = incoming.connection.client_certificate_sha256;
-    let span = tracing::Span::current();
-    let (as2, mdn) = tokio::task::spawn_blocking(move || {
-        let _entered = span.enter();
-        let request = Request {
-            headers: &as2,
-            transfer_encoding: None,
-            body: &[],
-            message_id,
-            mdn_nonce: Uuid::now_v7(),
-            now,
-            tls_client_sha256,
-        };
-        let mdn = edihub_inbound::replay_mdn(
-            &request,
-            &directory,
-            &policy,
-            copy.mic,
-            &original.as2_message_id,
-        );
-        mdn.map(|mdn| (as2, mdn))
-    })
-    .await??;
+    let original_as2_message_id = original.as2_message_id;
+    let (as2, mdn) = on_blocking_pool(
+        state,
+        &directory,
+        as2,
+        incoming,
+        move |request, directory, policy| {
+            edihub_inbound::replay_mdn(
+                request,
+                directory,
+                policy,
+                copy.mic,
+                &original_as2_message_id,
+            )
+        },
+    )
+    .await?;
     answer::replayed(state, &as2, mdn, incoming.body.len(), incoming.received_at).await
 }

@@ -3,14 +3,12 @@
 
 use edihub_config::GatewayTlsSettings;
 use edihub_metrics::{CertificateExpiry, CertificateKind};
-use openssl::asn1::Asn1Time;
 use openssl::x509::X509;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -90,16 +88,15 @@ pub(super) fn export_expiry(key: &CertifiedKey) -> Result<(), TlsError> {
         return Ok(());
     };
     let certificate = X509::from_der(end_entity.as_ref()).map_err(TlsError::Validity)?;
-    let since_epoch = Asn1Time::from_unix(0)
-        .and_then(|epoch| epoch.diff(certificate.not_after()))
-        .map_err(TlsError::Validity)?;
-    let not_after_unix = i64::from(since_epoch.days) * 86_400 + i64::from(since_epoch.secs);
+    let not_after_unix =
+        edihub_partners::store::unix_time(certificate.not_after()).map_err(TlsError::Validity)?;
     edihub_metrics::set_certificate_expiries(
         CertificateKind::Tls,
         &[CertificateExpiry {
             kind: CertificateKind::Tls,
             owner: "gateway".into(),
-            fingerprint: hex::encode(Sha256::digest(end_entity.as_ref())),
+            fingerprint: edihub_partners::store::fingerprint(&certificate)
+                .map_err(TlsError::Validity)?,
             not_after_unix,
         }],
     );

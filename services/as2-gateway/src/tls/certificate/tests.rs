@@ -1,8 +1,10 @@
 use super::*;
+use openssl::asn1::Asn1Time;
 use openssl::hash::MessageDigest;
 use openssl::pkey::PKey;
 use openssl::rsa::Rsa;
 use openssl::x509::{X509Builder, X509NameBuilder};
+use sha2::{Digest, Sha256};
 
 /// A self-signed certificate and its key, PEM, valid until `not_after` (Unix seconds).
 fn self_signed(not_after: i64) -> (Vec<u8>, Vec<u8>) {
