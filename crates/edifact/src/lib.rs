@@ -14,7 +14,8 @@
 //! - [`check`]: the accept/reject decision with every fault, shared by the transform
 //!   consumer and the CLI;
 //! - [`contrl`]: the CONTRL syntax and service report answering an interchange whose UNB
-//!   asks for one, built from [`check`]'s report.
+//!   asks for one, built from [`check`]'s report;
+//! - [`received`]: CONTRL and APERAK from partners, decoded into what they acknowledge.
 //!
 //! Nothing here panics on input: every defect is a [`ParseError`] or an
 //! [`invoic::MappingError`] that names the segment and byte offset at fault.
@@ -25,6 +26,7 @@ pub mod contrl;
 mod envelope;
 mod error;
 pub mod invoic;
+pub mod received;
 mod segment;
 pub mod syntax;
 mod tokenizer;
