@@ -2,6 +2,7 @@
 
 mod acknowledgement;
 mod async_mdn;
+mod async_mdn_tls;
 mod certificates;
 mod chaos;
 mod folding;

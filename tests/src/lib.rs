@@ -541,7 +541,11 @@ impl ReceivedPost {
 /// every POST, answering 503 to the first `failures` of them and 200 afterwards.
 pub struct MdnReceiver {
     pub address: SocketAddr,
+    scheme: &'static str,
     received: std::sync::Arc<std::sync::Mutex<Vec<ReceivedPost>>>,
+    /// Over HTTPS: the client certificate of each connection (see [`tls::TlsListener`]).
+    pub client_certificates: std::sync::Arc<std::sync::Mutex<Vec<Option<[u8; 32]>>>>,
+    pub failed_handshakes: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     shutdown: CancellationToken,
 }
 
@@ -553,14 +557,71 @@ impl Drop for MdnReceiver {
 
 impl MdnReceiver {
     pub async fn start(failures: usize) -> MdnReceiver {
-        use axum::http::{HeaderMap, StatusCode, Uri};
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::sync::{Arc, Mutex};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the MDN receiver");
+        let address = listener.local_addr().expect("receiver address");
+        let receiver = MdnReceiver::new(address, "http");
+        let router = receiver.router(failures);
+        receiver.serve(listener, router);
+        receiver
+    }
 
-        let received: Arc<Mutex<Vec<ReceivedPost>>> = Arc::default();
+    /// Over HTTPS with `tls`'s server certificate (for 127.0.0.1 and localhost, issued
+    /// by its CA), requiring a client certificate from that CA when told to.
+    pub async fn start_https(
+        failures: usize,
+        tls: &tls::TestTls,
+        require_client_certificate: bool,
+    ) -> MdnReceiver {
+        let tcp = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the MDN receiver");
+        let address = tcp.local_addr().expect("receiver address");
+        let receiver = MdnReceiver::new(address, "https");
+        let config = tls.server_config(require_client_certificate);
+        let listener = tls::TlsListener {
+            tcp,
+            acceptor: tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config)),
+            client_certificates: std::sync::Arc::clone(&receiver.client_certificates),
+            failed_handshakes: std::sync::Arc::clone(&receiver.failed_handshakes),
+        };
+        let router = receiver.router(failures);
+        receiver.serve(listener, router);
+        receiver
+    }
+
+    fn new(address: SocketAddr, scheme: &'static str) -> MdnReceiver {
+        MdnReceiver {
+            address,
+            scheme,
+            received: Default::default(),
+            client_certificates: Default::default(),
+            failed_handshakes: Default::default(),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    fn serve<L: axum::serve::Listener>(&self, listener: L, router: axum::Router)
+    where
+        L::Addr: std::fmt::Debug,
+    {
+        let stop = self.shutdown.clone();
+        tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await
+        });
+    }
+
+    fn router(&self, failures: usize) -> axum::Router {
+        use axum::http::{HeaderMap, StatusCode, Uri};
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
         let failures_left = Arc::new(AtomicUsize::new(failures));
         let record = {
-            let received = Arc::clone(&received);
+            let received = Arc::clone(&self.received);
             move |uri: Uri, headers: HeaderMap, body: axum::body::Bytes| {
                 let received = Arc::clone(&received);
                 let failures_left = Arc::clone(&failures_left);
@@ -592,28 +653,12 @@ impl MdnReceiver {
                 }
             }
         };
-        let router = axum::Router::new().fallback(axum::routing::post(record));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the MDN receiver");
-        let address = listener.local_addr().expect("receiver address");
-        let shutdown = CancellationToken::new();
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
-        });
-        MdnReceiver {
-            address,
-            received,
-            shutdown,
-        }
+        axum::Router::new().fallback(axum::routing::post(record))
     }
 
     /// The URL of `path` on this receiver.
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.address)
+        format!("{}://{}{path}", self.scheme, self.address)
     }
 
     /// Everything received so far.

@@ -242,3 +242,89 @@ fn add_extensions(builder: &mut X509Builder, issuer: Option<&X509>, role: Role) 
         builder.append_extension(extension).expect("extension");
     }
 }
+
+impl TestTls {
+    /// A rustls server presenting the current server certificate, requiring a client
+    /// certificate issued by the test CA when told to.
+    pub fn server_config(&self, require_client_certificate: bool) -> rustls::ServerConfig {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
+            .with_safe_default_protocol_versions()
+            .expect("protocol versions");
+        let builder = if require_client_certificate {
+            let mut roots = rustls::RootCertStore::empty();
+            let ca = CertificateDer::from_pem_slice(&self.ca_pem()).expect("CA DER");
+            roots.add(ca).expect("trust the test CA");
+            let verifier =
+                rustls::server::WebPkiClientVerifier::builder_with_provider(roots.into(), provider)
+                    .build()
+                    .expect("client verifier");
+            builder.with_client_cert_verifier(verifier)
+        } else {
+            builder.with_no_client_auth()
+        };
+        let pem = std::fs::read(self.certificate_path()).expect("server certificate");
+        let chain = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .expect("server chain");
+        let key = PrivateKeyDer::from_pem_file(self.key_path()).expect("server key");
+        builder
+            .with_single_cert(chain, key)
+            .expect("server certificate")
+    }
+
+    /// SHA-256 of the current server certificate's DER.
+    pub fn server_sha256(&self) -> [u8; 32] {
+        let pem = std::fs::read(self.certificate_path()).expect("server certificate");
+        let der = CertificateDer::from_pem_slice(&pem).expect("server DER");
+        Sha256::digest(der.as_ref()).into()
+    }
+}
+
+/// An axum listener that serves TLS: a failed handshake (a client that does not trust
+/// the certificate, or presents none when one is required) drops that connection and
+/// is counted. Handshakes run one at a time: enough for tests.
+pub struct TlsListener {
+    pub tcp: tokio::net::TcpListener,
+    pub acceptor: tokio_rustls::TlsAcceptor,
+    /// SHA-256 of the client certificate of each connection that completed its handshake
+    /// (`None`: it presented none).
+    pub client_certificates: Arc<std::sync::Mutex<Vec<Option<[u8; 32]>>>>,
+    pub failed_handshakes: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((stream, peer)) = self.tcp.accept().await else {
+                continue;
+            };
+            match self.acceptor.accept(stream).await {
+                Ok(tls) => {
+                    let client = tls
+                        .get_ref()
+                        .1
+                        .peer_certificates()
+                        .and_then(|chain| chain.first())
+                        .map(|der| Sha256::digest(der.as_ref()).into());
+                    self.client_certificates
+                        .lock()
+                        .expect("listener lock")
+                        .push(client);
+                    return (tls, peer);
+                }
+                Err(_) => {
+                    self.failed_handshakes
+                        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.tcp.local_addr()
+    }
+}

@@ -177,6 +177,23 @@ pub struct PartnerSettings {
     /// (the default): all that edihub knows, 3DES with a warning.
     #[serde(default)]
     pub ciphers: Vec<String>,
+    /// Outbound HTTPS to this partner (async MDNs): a PEM file of CA certificates
+    /// trusted for its server besides the platform's roots (the host name is checked).
+    /// Not with `outbound_tls_fingerprints`. Neither (the default): the platform's roots.
+    #[serde(default)]
+    pub outbound_tls_ca: Option<std::path::PathBuf>,
+    /// SHA-256 fingerprints (hex, colons optional) of the partner server's certificate:
+    /// only a server presenting one of them is trusted, whatever its issuer, host name
+    /// or dates.
+    #[serde(default)]
+    pub outbound_tls_fingerprints: Vec<String>,
+    /// The client certificate (PEM chain) and key the hub presents to this partner's
+    /// server when it asks for one; both or neither. Read by the gateway, which delivers async MDNs,
+    /// when it first connects.
+    #[serde(default)]
+    pub outbound_tls_client_certificate: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub outbound_tls_client_key: Option<std::path::PathBuf>,
 }
 
 /// Secure by default: a partnership in the file requires what it does not waive.

@@ -12,7 +12,9 @@
 //! resolves to is judged here, when the POST is made, against the partnership's async
 //! MDN networks carried in the row ([`resolve`]); the poster connects only to the
 //! addresses that passed, uses no proxy unless configured and follows no redirects, so
-//! it cannot be steered elsewhere afterwards.
+//! it cannot be steered elsewhere afterwards. Over https it trusts the server, and
+//! presents a client certificate, as the partnership's outbound TLS says
+//! ([`edihub_outbound_tls`]), also carried in the row.
 
 mod client;
 mod poster;
@@ -22,6 +24,7 @@ pub use client::Clients;
 pub use poster::{MdnPoster, PostError};
 pub use resolve::AddressRefused;
 
+use edihub_outbound_tls::OutboundTls;
 use edihub_outbox::{NewEvent, channels};
 use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
@@ -48,6 +51,34 @@ pub struct MdnDelivery {
     /// addresses the URL may resolve to (rows from before this field: none).
     #[serde(default)]
     pub allowed_networks: Vec<IpNet>,
+    /// The partnership's outbound TLS when the message came in (rows from before this
+    /// field: the platform's roots, no client certificate).
+    #[serde(default)]
+    pub tls: OutboundTls,
+}
+
+/// How the hub may connect to a partner's server: the partnership's async MDN networks
+/// and its outbound TLS.
+#[derive(Debug, Clone, Copy)]
+pub struct PartnerEndpoint<'a> {
+    /// Internal addresses the partner's URLs may resolve to besides public ones.
+    pub allowed_networks: &'a [IpNet],
+    pub tls: &'a OutboundTls,
+}
+
+impl PartnerEndpoint<'static> {
+    /// No internal addresses, the platform's roots, no client certificate: for a
+    /// partner the directory does not know (any more).
+    pub fn public() -> Self {
+        static DEFAULT_TLS: OutboundTls = OutboundTls {
+            server: edihub_outbound_tls::ServerTrust::System,
+            client: None,
+        };
+        PartnerEndpoint {
+            allowed_networks: &[],
+            tls: &DEFAULT_TLS,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,21 +87,24 @@ pub enum DeliveryError {
     Client(#[source] reqwest::Error),
     #[error("async_mdn.proxy is not a usable proxy URL: {0}")]
     Proxy(#[source] reqwest::Error),
+    #[error("the partnership's outbound TLS cannot be used: {0}")]
+    Tls(#[source] edihub_outbound_tls::TlsConfigError),
 }
 
-/// The outbox row that will deliver `message_id`'s stored MDN to `url`, which may
-/// resolve to addresses in `allowed_networks` besides public ones.
+/// The outbox row that will deliver `message_id`'s stored MDN to `url`, connecting as
+/// `endpoint` allows.
 pub fn delivery_event(
     message_id: Uuid,
     partner: &str,
     url: &Url,
-    allowed_networks: &[IpNet],
+    endpoint: PartnerEndpoint<'_>,
 ) -> NewEvent {
     let delivery = MdnDelivery {
         message_id,
         partner: partner.to_owned(),
         url: url.to_string(),
-        allowed_networks: allowed_networks.to_vec(),
+        allowed_networks: endpoint.allowed_networks.to_vec(),
+        tls: endpoint.tls.clone(),
     };
     NewEvent {
         id: Uuid::now_v7(),

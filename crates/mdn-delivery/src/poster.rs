@@ -50,9 +50,12 @@ pub enum PostError {
         #[source]
         source: DeliveryError,
     },
-    #[error("POST {url}: {source}")]
+    /// `cause` is the innermost error's text (a refused certificate, a reset
+    /// connection): reqwest's own says only that sending failed.
+    #[error("POST {url}: {source}: {cause}")]
     Send {
         url: String,
+        cause: String,
         #[source]
         source: reqwest::Error,
     },
@@ -98,7 +101,7 @@ impl MdnPoster {
         let url = checked_url(delivery)?;
         let client = self
             .clients
-            .for_networks(&delivery.allowed_networks)
+            .for_endpoint(&delivery.allowed_networks, &delivery.tls)
             .map_err(|source| PostError::Client {
                 url: delivery.url.clone(),
                 source,
@@ -202,8 +205,17 @@ fn send_error(delivery: &MdnDelivery, source: reqwest::Error) -> PostError {
     }
     PostError::Send {
         url: delivery.url.clone(),
+        cause: innermost(&source),
         source,
     }
+}
+
+fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut last = error;
+    while let Some(next) = last.source() {
+        last = next;
+    }
+    last.to_string()
 }
 
 impl Publisher for MdnPoster {

@@ -67,7 +67,9 @@ async fn proxy_variables_are_ignored_and_only_a_configured_proxy_is_used() {
 
     // Ours does not: the name is looked up (and fails), no proxy is asked.
     let clients = Clients::new(&AsyncMdnSettings::default()).expect("clients");
-    let client = clients.for_networks(&[]).expect("a client");
+    let client = clients
+        .for_endpoint(&[], &Default::default())
+        .expect("a client");
     let error = client
         .post(UNRESOLVABLE)
         .send()
@@ -86,7 +88,9 @@ async fn proxy_variables_are_ignored_and_only_a_configured_proxy_is_used() {
         ..AsyncMdnSettings::default()
     };
     let clients = Clients::new(&settings).expect("clients");
-    let client = clients.for_networks(&[]).expect("a client");
+    let client = clients
+        .for_endpoint(&[], &Default::default())
+        .expect("a client");
     let answer = client
         .post(UNRESOLVABLE)
         .send()

@@ -52,6 +52,8 @@ pub struct Partnership {
     pub tls_client_fingerprints: Vec<[u8; 32]>,
     /// The key sizes, digests and ciphers accepted from this partner.
     pub algorithms: AlgorithmPolicy,
+    /// How the hub connects to the partner's HTTPS server (async MDNs).
+    pub outbound_tls: edihub_outbound_tls::OutboundTls,
 }
 
 impl Partnership {
@@ -81,6 +83,31 @@ pub struct HubIdentity {
 pub struct Directory {
     identities: HashMap<String, HubIdentity>,
     partners: HashMap<String, Partnership>,
+}
+
+/// A file partner's outbound TLS, its extra CA read from its file.
+fn file_outbound_tls(
+    partner: &edihub_config::PartnerSettings,
+) -> Result<edihub_outbound_tls::OutboundTls, DirectoryError> {
+    let ca_pem = match &partner.outbound_tls_ca {
+        Some(path) => Some(
+            String::from_utf8(read(path, "outbound TLS CA")?).map_err(|_| {
+                DirectoryError::Invalid(format!(
+                    "partner {}: outbound TLS CA {} is not PEM text",
+                    partner.as2_id,
+                    path.display()
+                ))
+            })?,
+        ),
+        None => None,
+    };
+    options::outbound_tls(
+        ca_pem,
+        &partner.outbound_tls_fingerprints,
+        partner.outbound_tls_client_certificate.clone(),
+        partner.outbound_tls_client_key.clone(),
+    )
+    .map_err(|e| DirectoryError::Invalid(format!("partner {}: {e}", partner.as2_id)))
 }
 
 fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, DirectoryError> {
@@ -180,6 +207,7 @@ impl Directory {
                     &partner.ciphers,
                 )
                 .map_err(invalid)?,
+                outbound_tls: file_outbound_tls(partner)?,
             };
             if directory
                 .partners

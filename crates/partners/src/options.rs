@@ -4,7 +4,9 @@
 //! `normalized_*` functions give the spelling the database stores.
 
 use edihub_as2::{AlgorithmPolicy, Encryption, MicAlg};
+use edihub_outbound_tls::{ClientCertificate, OutboundTls, ServerTrust, TlsConfigError};
 use ipnet::IpNet;
+use std::path::PathBuf;
 
 /// The smallest and largest `min_rsa_bits` a partnership may set: below 1024 bits RSA is
 /// broken, above 16384 no partner's key could pass.
@@ -32,6 +34,12 @@ pub enum OptionError {
     UnknownDigest { name: String },
     #[error("unknown cipher {name:?} (known: {})", known_ciphers())]
     UnknownCipher { name: String },
+    #[error("outbound TLS: {0}")]
+    OutboundTls(#[from] TlsConfigError),
+    #[error("outbound TLS: {0}")]
+    OutboundTlsConflict(#[from] edihub_outbound_tls::ServerTrustConflict),
+    #[error("outbound TLS: a client certificate needs its key, and a key its certificate")]
+    ClientCertificateHalf,
 }
 
 fn known_digests() -> String {
@@ -157,3 +165,25 @@ pub fn normalized_ciphers(names: &[String]) -> Result<Vec<String>, OptionError> 
 
 #[cfg(test)]
 mod tests;
+
+/// A partnership's outbound TLS from its parts: an extra CA (PEM text) or pinned server
+/// fingerprints or neither, and a client certificate with its key or neither. The
+/// server trust is checked and its fingerprints normalised; the client files are only
+/// named here (the process that connects reads them).
+pub fn outbound_tls(
+    ca_pem: Option<String>,
+    fingerprints: &[String],
+    client_certificate: Option<PathBuf>,
+    client_key: Option<PathBuf>,
+) -> Result<OutboundTls, OptionError> {
+    let server = ServerTrust::from_parts(ca_pem, fingerprints)?.validated()?;
+    let client = match (client_certificate, client_key) {
+        (None, None) => None,
+        (Some(certificate), Some(private_key)) => Some(ClientCertificate {
+            certificate,
+            private_key,
+        }),
+        _ => return Err(OptionError::ClientCertificateHalf),
+    };
+    Ok(OutboundTls { server, client })
+}

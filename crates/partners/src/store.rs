@@ -62,6 +62,8 @@ pub struct PartnerRow {
     pub min_rsa_bits: Option<i32>,
     pub digests: Vec<String>,
     pub ciphers: Vec<String>,
+    /// Checked when written (`options::outbound_tls`).
+    pub outbound_tls: sqlx::types::Json<edihub_outbound_tls::OutboundTls>,
 }
 
 impl PartnerRow {
@@ -84,6 +86,7 @@ impl PartnerRow {
             async_mdn_allowed_networks: options::networks(&self.async_mdn_allowed_networks)?,
             tls_client_fingerprints: options::fingerprints(&self.tls_client_fingerprints)?,
             algorithms: options::algorithms(self.min_rsa_bits()?, &self.digests, &self.ciphers)?,
+            outbound_tls: self.outbound_tls.0.clone(),
         })
     }
 
@@ -174,7 +177,7 @@ fn now_unix() -> i64 {
 const SELECT_PARTNERS: &str = "
     SELECT p.as2_id, p.name, p.require_signature, p.require_encryption,
            p.allow_expired_certificates, p.async_mdn_urls, p.async_mdn_allowed_networks,
-           p.tls_client_fingerprints, p.min_rsa_bits, p.digests, p.ciphers,
+           p.tls_client_fingerprints, p.min_rsa_bits, p.digests, p.ciphers, p.outbound_tls,
            coalesce(array_agg(c.certificate_pem ORDER BY c.position)
                     FILTER (WHERE c.sha256 IS NOT NULL), '{}') AS certificates
     FROM partner p LEFT JOIN partner_certificate c ON c.partner_as2_id = p.as2_id";

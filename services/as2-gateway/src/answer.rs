@@ -112,11 +112,9 @@ pub(crate) async fn resend(
     let answer = match receipt {
         ReceiptDelivery::Async(url) => {
             let directory = state.directory.current();
-            let networks = directory
-                .partner(&as2.as2_from)
-                .map_or(&[][..], |p| p.async_mdn_allowed_networks.as_slice());
+            let endpoint = crate::routes::partner_endpoint(directory.partner(&as2.as2_from));
             let delivery =
-                edihub_mdn_delivery::delivery_event(original_id, &as2.as2_from, url, networks);
+                edihub_mdn_delivery::delivery_event(original_id, &as2.as2_from, url, endpoint);
             edihub_mdn_delivery::enqueue_redelivery(&state.pool, &delivery)
                 .await
                 .map_err(GatewayError::Redelivery)?;

@@ -25,8 +25,8 @@ pub(crate) struct Arrival<'a> {
     pub topic: &'a str,
     /// How long the same signed content counts as a replay; `None`: never.
     pub replay_window: Option<chrono::Duration>,
-    /// The partnership's async MDN networks, for the delivery row.
-    pub async_mdn_networks: &'a [ipnet::IpNet],
+    /// How the hub may connect to the partner, for the delivery row.
+    pub partner_endpoint: edihub_mdn_delivery::PartnerEndpoint<'a>,
 }
 
 /// The journal's records for `accepted`, in one [`Accept`] to commit together.
@@ -57,8 +57,8 @@ pub(crate) fn journal_entry(
     };
     let event = received_event(&message, arrival)?;
     let delivery = accepted.async_mdn.as_ref().map(|url| {
-        let networks = arrival.async_mdn_networks;
-        edihub_mdn_delivery::delivery_event(message_id, &as2.as2_from, url, networks)
+        let endpoint = arrival.partner_endpoint;
+        edihub_mdn_delivery::delivery_event(message_id, &as2.as2_from, url, endpoint)
     });
     Ok(Accept {
         message,

@@ -139,9 +139,7 @@ async fn receive_message(
                     trace: &incoming.trace,
                     topic: &state.settings.kafka.topics.inbound_received,
                     replay_window: replay_window(state),
-                    async_mdn_networks: directory
-                        .partner(&as2.as2_from)
-                        .map_or(&[], |p| p.async_mdn_allowed_networks.as_slice()),
+                    partner_endpoint: partner_endpoint(directory.partner(&as2.as2_from)),
                 },
             )?;
             let replay_until = entry.message.replay_until;
@@ -157,6 +155,19 @@ async fn receive_message(
                 }
             }
         }
+    }
+}
+
+/// How the hub may connect to `partner`'s servers.
+pub(crate) fn partner_endpoint(
+    partner: Option<&edihub_partners::Partnership>,
+) -> edihub_mdn_delivery::PartnerEndpoint<'_> {
+    match partner {
+        Some(p) => edihub_mdn_delivery::PartnerEndpoint {
+            allowed_networks: &p.async_mdn_allowed_networks,
+            tls: &p.outbound_tls,
+        },
+        None => edihub_mdn_delivery::PartnerEndpoint::public(),
     }
 }
 

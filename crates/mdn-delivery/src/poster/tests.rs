@@ -11,6 +11,7 @@ fn delivery(url: &str, allowed_networks: &[&str]) -> MdnDelivery {
             .iter()
             .map(|n| n.parse().expect("a network"))
             .collect(),
+        tls: Default::default(),
     }
 }
 
@@ -18,7 +19,7 @@ fn delivery(url: &str, allowed_networks: &[&str]) -> MdnDelivery {
 async fn send(delivery: &MdnDelivery) -> Result<reqwest::Response, PostError> {
     let clients = Clients::new(&AsyncMdnSettings::default()).expect("clients");
     let client = clients
-        .for_networks(&delivery.allowed_networks)
+        .for_endpoint(&delivery.allowed_networks, &delivery.tls)
         .expect("a client");
     let url = checked_url(delivery)?;
     client

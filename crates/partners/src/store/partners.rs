@@ -3,6 +3,8 @@
 use super::certificates::{self, CertificateInfo, read_certificates};
 use super::{StoreError, check_as2_id, check_async_mdn_url, now_unix};
 use crate::options::{self, OptionError};
+use edihub_outbound_tls::OutboundTls;
+use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 
 /// A new partnership, as `edihub partner add` takes it. [`Default`] is the secure one:
@@ -25,6 +27,8 @@ pub struct NewPartner {
     pub min_rsa_bits: Option<u32>,
     pub digests: Vec<String>,
     pub ciphers: Vec<String>,
+    /// Built with `options::outbound_tls`, which checks it; checked again here.
+    pub outbound_tls: OutboundTls,
 }
 
 impl Default for NewPartner {
@@ -43,6 +47,7 @@ impl Default for NewPartner {
             min_rsa_bits: None,
             digests: Vec::new(),
             ciphers: Vec::new(),
+            outbound_tls: OutboundTls::default(),
         }
     }
 }
@@ -67,6 +72,8 @@ pub struct PartnerUpdate {
     pub min_rsa_bits: Option<u32>,
     pub digests: Option<Vec<String>>,
     pub ciphers: Option<Vec<String>>,
+    /// Replaces the whole outbound TLS setting.
+    pub outbound_tls: Option<OutboundTls>,
 }
 
 /// The five options as the database stores them: checked and normalised.
@@ -110,6 +117,15 @@ impl StoredOptions {
     }
 }
 
+/// The setting as stored: its server trust checked (a caller may have built it without
+/// `options::outbound_tls`).
+fn checked_outbound_tls(tls: &OutboundTls) -> Result<OutboundTls, OptionError> {
+    Ok(OutboundTls {
+        server: tls.server.clone().validated()?,
+        client: tls.client.clone(),
+    })
+}
+
 /// Every certificate in `pems`, described; an expired one only with `store_expired`.
 fn checked_certificates(
     pems: &[Vec<u8>],
@@ -135,14 +151,15 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
         Some(&partner.digests),
         Some(&partner.ciphers),
     )?;
+    let outbound_tls = checked_outbound_tls(&partner.outbound_tls)?;
     let certificates = checked_certificates(&partner.certificates, partner.store_expired)?;
     let mut tx = pool.begin().await?;
     let inserted = sqlx::query(
         "INSERT INTO partner (as2_id, name, require_signature, require_encryption,
                               allow_expired_certificates, async_mdn_urls,
                               async_mdn_allowed_networks, tls_client_fingerprints,
-                              min_rsa_bits, digests, ciphers)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                              min_rsa_bits, digests, ciphers, outbound_tls)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (as2_id) DO NOTHING",
     )
     .bind(&partner.as2_id)
@@ -156,6 +173,7 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
     .bind(stored.min_rsa_bits)
     .bind(stored.digests.unwrap_or_default())
     .bind(stored.ciphers.unwrap_or_default())
+    .bind(Json(outbound_tls))
     .execute(&mut *tx)
     .await?
     .rows_affected();
@@ -203,9 +221,14 @@ pub async fn update_partner(
         update.digests.as_ref(),
         update.ciphers.as_ref(),
     )?;
+    let outbound_tls = update
+        .outbound_tls
+        .as_ref()
+        .map(checked_outbound_tls)
+        .transpose()?;
     let added = checked_certificates(&update.add_certificates, update.store_expired)?;
     let mut tx = pool.begin().await?;
-    update_row(&mut tx, as2_id, update, &stored).await?;
+    update_row(&mut tx, as2_id, update, &stored, outbound_tls).await?;
     for fingerprint in &update.remove_certificates {
         remove_certificate(&mut tx, as2_id, fingerprint).await?;
     }
@@ -225,6 +248,7 @@ async fn update_row(
     as2_id: &str,
     update: &PartnerUpdate,
     stored: &StoredOptions,
+    outbound_tls: Option<OutboundTls>,
 ) -> Result<(), StoreError> {
     let updated = sqlx::query(
         "UPDATE partner SET
@@ -238,6 +262,7 @@ async fn update_row(
              min_rsa_bits = coalesce($9, min_rsa_bits),
              digests = coalesce($10, digests),
              ciphers = coalesce($11, ciphers),
+             outbound_tls = coalesce($12, outbound_tls),
              updated_at = now()
          WHERE as2_id = $1",
     )
@@ -252,6 +277,7 @@ async fn update_row(
     .bind(stored.min_rsa_bits)
     .bind(&stored.digests)
     .bind(&stored.ciphers)
+    .bind(outbound_tls.map(Json))
     .execute(&mut *conn)
     .await?
     .rows_affected();

@@ -3,6 +3,8 @@
 
 use anyhow::Context;
 use clap::Args;
+use edihub_outbound_tls::OutboundTls;
+use edihub_partners::options;
 use edihub_partners::store::{self, NewPartner, PartnerUpdate};
 use std::path::{Path, PathBuf};
 
@@ -71,6 +73,36 @@ pub struct PartnerOptions {
     /// With `update`: accept every cipher edihub knows again.
     #[arg(long, conflicts_with = "ciphers")]
     all_ciphers: bool,
+    /// Outbound HTTPS (async MDNs): a PEM file of CA certificates trusted for the
+    /// partner's server besides the platform's roots (stored in the database). With
+    /// `update`, any `--outbound-tls-*` flag replaces the whole outbound TLS setting.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "outbound_tls_fingerprints"
+    )]
+    outbound_tls_ca: Option<PathBuf>,
+    /// Outbound HTTPS: trust only a server certificate with this SHA-256 (hex, colons
+    /// optional), whatever its issuer, host name or dates; repeatable.
+    #[arg(long = "outbound-tls-fingerprint", value_name = "HEX")]
+    outbound_tls_fingerprints: Vec<String>,
+    /// Outbound HTTPS: the client certificate (PEM chain) to present, with
+    /// `--outbound-tls-client-key`. Only the paths are stored: the gateway (which delivers async MDNs) reads
+    /// the files.
+    #[arg(long, value_name = "FILE", requires = "outbound_tls_client_key")]
+    outbound_tls_client_certificate: Option<PathBuf>,
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "outbound_tls_client_certificate"
+    )]
+    outbound_tls_client_key: Option<PathBuf>,
+    /// With `update`: outbound HTTPS back to the platform's roots, no client certificate.
+    #[arg(long, conflicts_with_all = [
+        "outbound_tls_ca", "outbound_tls_fingerprints",
+        "outbound_tls_client_certificate", "outbound_tls_client_key",
+    ])]
+    outbound_tls_defaults: bool,
 }
 
 pub fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
@@ -90,6 +122,41 @@ fn tls_fingerprints(fingerprints: &[String], files: &[PathBuf]) -> anyhow::Resul
         all.extend(described.into_iter().map(|c| c.sha256));
     }
     Ok(all)
+}
+
+impl PartnerOptions {
+    fn outbound_tls_given(&self) -> bool {
+        self.outbound_tls_ca.is_some()
+            || !self.outbound_tls_fingerprints.is_empty()
+            || self.outbound_tls_client_certificate.is_some()
+            || self.outbound_tls_defaults
+    }
+
+    /// The outbound TLS the flags describe (the defaults when none is given). A client
+    /// certificate this host cannot read is only warned about: the gateway may run
+    /// elsewhere.
+    fn outbound_tls(&self) -> anyhow::Result<OutboundTls> {
+        let ca_pem = match &self.outbound_tls_ca {
+            Some(path) => Some(
+                String::from_utf8(read(path)?)
+                    .with_context(|| format!("{} is not PEM text", path.display()))?,
+            ),
+            None => None,
+        };
+        let absolute = |p: &Option<PathBuf>| p.as_deref().map(std::path::absolute).transpose();
+        let tls = options::outbound_tls(
+            ca_pem,
+            &self.outbound_tls_fingerprints,
+            absolute(&self.outbound_tls_client_certificate)?,
+            absolute(&self.outbound_tls_client_key)?,
+        )?;
+        if tls.client.is_some()
+            && let Err(error) = edihub_outbound_tls::client_config(&tls)
+        {
+            eprintln!("warning: {error} (the gateway must be able to read it)");
+        }
+        Ok(tls)
+    }
 }
 
 /// A list option of `update`: `None` (unchanged) when neither the values nor the
@@ -112,7 +179,9 @@ impl PartnerOptions {
         certificates: Vec<Vec<u8>>,
     ) -> anyhow::Result<NewPartner> {
         let defaults = NewPartner::default();
+        let outbound_tls = self.outbound_tls()?;
         Ok(NewPartner {
+            outbound_tls,
             tls_client_fingerprints: tls_fingerprints(
                 &self.tls_client_fingerprints,
                 &self.tls_client_certificates,
@@ -141,7 +210,13 @@ impl PartnerOptions {
     ) -> anyhow::Result<PartnerUpdate> {
         let fingerprints =
             tls_fingerprints(&self.tls_client_fingerprints, &self.tls_client_certificates)?;
+        let outbound_tls = if self.outbound_tls_given() {
+            Some(self.outbound_tls()?)
+        } else {
+            None
+        };
         Ok(PartnerUpdate {
+            outbound_tls,
             name: self.name,
             require_signature: self.require_signature,
             require_encryption: self.require_encryption,

@@ -82,6 +82,7 @@ impl<'a> PartnerView<'a> {
             "min_rsa_bits": self.policy.min_rsa_bits,
             "digests": self.policy.digests.iter().map(|d| d.as_str()).collect::<Vec<_>>(),
             "ciphers": self.policy.ciphers.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+            "outbound_tls": row.outbound_tls.0,
             "certificates": self.certificates.iter().map(certificate_json).collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(Warning::json).collect::<Vec<_>>(),
         })
@@ -128,6 +129,16 @@ impl<'a> PartnerView<'a> {
         );
         println!("digests:                    {}", self.digests());
         println!("ciphers:                    {}", self.ciphers());
+        let tls = &row.outbound_tls.0;
+        println!("outbound TLS server:        {}", server_trust(&tls.server));
+        match &tls.client {
+            Some(c) => println!(
+                "outbound TLS client:        {} (key {})",
+                c.certificate.display(),
+                c.private_key.display()
+            ),
+            None => println!("outbound TLS client:        -"),
+        }
         println!("certificates:               {}", self.certificates.len());
         for (i, c) in self.certificates.iter().enumerate() {
             let role = if i == 0 { " (encryption)" } else { "" };
@@ -210,4 +221,18 @@ fn partnership_warnings(row: &PartnerRow, no_certificate: bool, hub_key: bool) -
         ));
     }
     warnings
+}
+
+fn server_trust(trust: &edihub_outbound_tls::ServerTrust) -> String {
+    use edihub_outbound_tls::ServerTrust;
+    match trust {
+        ServerTrust::System => "the platform's roots".to_owned(),
+        ServerTrust::ExtraCa { ca_pem } => {
+            let subjects: Vec<String> = store::read_certificates(ca_pem.as_bytes())
+                .map(|cs| cs.into_iter().map(|c| c.subject).collect())
+                .unwrap_or_default();
+            format!("the platform's roots and CA {}", subjects.join("; "))
+        }
+        ServerTrust::Pinned { sha256 } => format!("pinned sha256 {}", sha256.join(", ")),
+    }
 }
