@@ -107,6 +107,7 @@ async fn an_accepted_interchange_that_asks_for_it_is_acknowledged_with_uci_7() {
         types,
         [
             "EdiMessageReceived",
+            "EdiMessageParsed",
             "InvoiceTransformed",
             "EdiAcknowledgementIssued"
         ]

@@ -56,6 +56,7 @@ inbound_received = "{received}"
 invoice_canonical = "{canonical}"
 inbound_rejected = "{rejected}"
 acknowledgement_issued = "{acknowledged}"
+message_parsed = "{parsed}"
 dead_letter = "{dead}"
 [s3]
 bucket = "{bucket}"
@@ -75,6 +76,7 @@ retry_base_ms = 100
         canonical = topics.invoice_canonical,
         rejected = topics.inbound_rejected,
         acknowledged = topics.acknowledgement_issued,
+        parsed = topics.message_parsed,
         dead = topics.dead_letter,
         bucket = app.store.bucket(),
     );

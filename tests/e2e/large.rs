@@ -66,7 +66,13 @@ async fn every_message_of_a_large_interchange_becomes_an_invoice() {
     let app = spawn_app().await;
     let messages = 1500;
     let outcome = transform(&app, &interchange(messages, messages)).await;
-    assert_eq!(outcome, Outcome::Transformed { invoices: messages });
+    assert_eq!(
+        outcome,
+        Outcome::Transformed {
+            messages,
+            invoices: messages
+        }
+    );
     assert_eq!(
         app.count("SELECT count(*) FROM canonical_invoice").await,
         messages as i64

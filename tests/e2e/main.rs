@@ -10,6 +10,7 @@ mod gateway;
 mod journal;
 mod large;
 mod limits;
+mod message_types;
 mod metrics;
 mod outbox_admin;
 mod partners;

@@ -381,8 +381,11 @@ async fn partnership_options_are_stored_normalised_and_shown() {
             "AES-256-GCM",
             "--cipher",
             "aes128",
+            "--edifact-charset",
+            "strict",
         ],
     );
+    assert_eq!(added["edifact_charset"], "strict");
     assert_eq!(
         added["async_mdn_allowed_networks"],
         serde_json::json!(["10.20.0.0/16", "192.0.2.7/32"])
@@ -424,6 +427,7 @@ async fn partnership_options_are_stored_normalised_and_shown() {
     );
     assert_eq!(updated["min_rsa_bits"], 2048);
     assert_eq!(updated["ciphers"], added["ciphers"], "unchanged");
+    assert_eq!(updated["edifact_charset"], "strict", "unchanged");
     assert_eq!(
         updated["async_mdn_allowed_networks"],
         added["async_mdn_allowed_networks"]
@@ -452,6 +456,10 @@ async fn bad_partnership_options_are_refused_precisely_and_store_nothing() {
         ),
         (["--digest", "md5"], "unknown digest \"md5\" (known: sha-1,"),
         (["--cipher", "rc4"], "unknown cipher \"rc4\" (known: 3des,"),
+        (
+            ["--edifact-charset", "lenient"],
+            "unknown charset policy \"lenient\"",
+        ),
     ];
     for (option, expected) in refusals {
         let mut args = vec!["partner", "add", NEWCOMER];

@@ -275,7 +275,10 @@ async fn the_same_event_twice_has_one_effect_in_each_consumer() {
         Transformer::new(app.pool.clone(), app.kafka.topics.clone(), "transform-test");
     assert_eq!(
         transformer.transform(&event).await.expect("first delivery"),
-        Outcome::Transformed { invoices: 1 }
+        Outcome::Transformed {
+            messages: 1,
+            invoices: 1
+        }
     );
     assert_eq!(
         transformer

@@ -28,6 +28,8 @@ pub struct TopicSettings {
     pub inbound_rejected: String,
     /// CONTRL acknowledgements the hub issues (`EdiAcknowledgementIssued`).
     pub acknowledgement_issued: String,
+    /// Every message of an accepted interchange, of any type (`EdiMessageParsed`).
+    pub message_parsed: String,
     /// Where consumers put events they could not handle after their retries, with the
     /// error in the record headers (`edihub_error`, `edihub_consumer`, ...).
     pub dead_letter: String,
@@ -35,12 +37,13 @@ pub struct TopicSettings {
 
 impl TopicSettings {
     /// Every topic the hub writes to, for creating them (`edihub init`, tests).
-    pub fn all(&self) -> [&str; 5] {
+    pub fn all(&self) -> [&str; 6] {
         [
             &self.inbound_received,
             &self.invoice_canonical,
             &self.inbound_rejected,
             &self.acknowledgement_issued,
+            &self.message_parsed,
             &self.dead_letter,
         ]
     }
@@ -53,6 +56,7 @@ impl Default for TopicSettings {
             invoice_canonical: "edi.invoice.canonical".into(),
             inbound_rejected: "edi.inbound.rejected".into(),
             acknowledgement_issued: "edi.acknowledgement.issued".into(),
+            message_parsed: "edi.message.parsed".into(),
             dead_letter: "edi.dead-letter".into(),
         }
     }
@@ -194,6 +198,11 @@ pub struct PartnerSettings {
     pub outbound_tls_client_certificate: Option<std::path::PathBuf>,
     #[serde(default)]
     pub outbound_tls_client_key: Option<std::path::PathBuf>,
+    /// How strictly this partner's EDIFACT is held to the repertoire its UNB declares:
+    /// `tolerant` (the default) reads a byte outside it that is printable in ISO 8859-1
+    /// as such and warns; `strict` rejects the interchange.
+    #[serde(default)]
+    pub edifact_charset: Option<String>,
 }
 
 /// Secure by default: a partnership in the file requires what it does not waive.

@@ -14,12 +14,22 @@
 //! (glibc's malloc costs about a quarter of the throughput). First it streams a 100 MB interchange
 //! (`EDIHUB_BENCH_STREAM_MB`) through `evaluate_each` and prints the peak memory the
 //! evaluation added, next to the input's size.
+//!
+//! Next to the INVOIC path, in the same run and on the same inputs: the hub's full path
+//! `evaluate_each_with` (mapping and the generic rendering of every message), and the
+//! two per-message steps on their own over the same streaming read, so that the
+//! rendering's cost can be set against the mapping's (target: no slower): read only,
+//! read + INVOIC mapping, read + generic rendering, read + rendering + JSON; and
+//! `evaluate_with` on the same clean inputs under both charset policies.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use edihub_edifact::check::{evaluate, evaluate_each};
+use edihub_edifact::charset::CharsetPolicy;
+use edihub_edifact::check::{Options, evaluate, evaluate_each, evaluate_each_with, evaluate_with};
+use edihub_edifact::generic::GenericMessage;
+use edihub_edifact::{Interchange, Message, invoic};
 
 // The allocator the services (transform consumer, `edihub edifact`) run with.
 #[global_allocator]
@@ -92,6 +102,98 @@ fn measure(inputs: &[Vec<u8>]) -> (Duration, usize) {
     (best, invoices)
 }
 
+/// Best time of repeated runs of `f` over all inputs (at least MIN_TIME in total).
+fn best_of(inputs: &[Vec<u8>], f: &mut dyn FnMut(&[u8])) -> Duration {
+    let mut best = Duration::MAX;
+    let started = Instant::now();
+    while started.elapsed() < MIN_TIME || best == Duration::MAX {
+        let t = Instant::now();
+        for input in inputs {
+            f(std::hint::black_box(input));
+        }
+        best = best.min(t.elapsed());
+    }
+    best
+}
+
+/// The streaming read of `input` with `step` applied to each message.
+fn read_with(input: &[u8], step: &mut dyn FnMut(&Message)) {
+    let walked = Interchange::parse_streaming(input, step);
+    std::hint::black_box(walked.is_ok());
+}
+
+/// The generic rendering next to the INVOIC mapping, each over the same streaming read.
+fn generic_figures(inputs: &[Vec<u8>], bytes: usize) {
+    let mark = b'.';
+    let read = best_of(inputs, &mut |i| {
+        read_with(i, &mut |m| {
+            std::hint::black_box(m);
+        })
+    });
+    let map = best_of(inputs, &mut |i| {
+        read_with(i, &mut |m| {
+            drop(std::hint::black_box(invoic::map_message(m, mark)))
+        })
+    });
+    let render = best_of(inputs, &mut |i| {
+        read_with(i, &mut |m| {
+            drop(std::hint::black_box(GenericMessage::of(m)))
+        })
+    });
+    let json = best_of(inputs, &mut |i| {
+        read_with(i, &mut |m| {
+            let text = serde_json::to_vec(&GenericMessage::of(m));
+            drop(std::hint::black_box(text));
+        })
+    });
+    let full = best_of(inputs, &mut |i| {
+        let report = evaluate_each_with(i, &Options::default(), &mut |m| {
+            drop(std::hint::black_box(m))
+        });
+        drop(std::hint::black_box(report));
+    });
+    let policy = |charset| {
+        let options = Options { charset };
+        best_of(inputs, &mut |i| {
+            drop(std::hint::black_box(evaluate_with(i, &options)));
+        })
+    };
+    let (strict, tolerant) = (
+        policy(CharsetPolicy::Strict),
+        policy(CharsetPolicy::Tolerant),
+    );
+    let line = |label: &str, t: Duration| {
+        let extra = t.saturating_sub(read);
+        println!(
+            "  {label:<34} {:8.1} MB/s  (step alone: {:8.1} MB/s)",
+            mb_per_s(bytes, t),
+            if extra.is_zero() {
+                f64::INFINITY
+            } else {
+                mb_per_s(bytes, extra)
+            }
+        );
+    };
+    println!(
+        "  {:<34} {:8.1} MB/s",
+        "read only (parse_streaming):",
+        mb_per_s(bytes, read)
+    );
+    line("read + INVOIC mapping:", map);
+    line("read + generic rendering:", render);
+    line("read + generic rendering + JSON:", json);
+    println!(
+        "  {:<34} {:8.1} MB/s",
+        "evaluate_each_with (map + render):",
+        mb_per_s(bytes, full)
+    );
+    println!(
+        "  evaluate_with, clean input:        {:8.1} MB/s strict, {:8.1} MB/s tolerant",
+        mb_per_s(bytes, strict),
+        mb_per_s(bytes, tolerant)
+    );
+}
+
 fn mb_per_s(bytes: usize, time: Duration) -> f64 {
     bytes as f64 / 1e6 / time.as_secs_f64()
 }
@@ -148,6 +250,7 @@ fn report(label: &str, files: &[PathBuf], inputs: &[Vec<u8>]) {
         ),
         None => println!("  pydifact: venv not found, no reference figure"),
     }
+    generic_figures(inputs, bytes);
 }
 
 fn main() {

@@ -2,7 +2,13 @@
 //!
 //! The hub stores and forwards values as Rust strings, so every value is validated against
 //! the repertoire the sender *declared*: a Latin-1 byte in a UNOB file is the partner's
-//! defect and must be reported, not silently transcoded (see DESIGN.md, EDIFACT).
+//! defect and must be reported, never silently transcoded (see DESIGN.md, EDIFACT). How it
+//! is reported, as a fault or as a warning with the value read as ISO 8859-1, is the
+//! [`CharsetPolicy`] (see `policy`, and docs/adr/0005-tolerant-charset-and-generic-acceptance.md).
+
+mod policy;
+
+pub use policy::{CharsetPolicy, CharsetWarning, CharsetWarnings, UnknownCharsetPolicy};
 
 use crate::error::ParseErrorKind;
 

@@ -6,25 +6,31 @@
 //!
 //! Layers, bottom up:
 //! - [`syntax`]: the UNA service string advice and the delimiters in force;
-//! - [`charset`]: the repertoire named by the UNB syntax identifier (UNOA..UNOY);
+//! - [`charset`]: the repertoire named by the UNB syntax identifier (UNOA..UNOY), and the
+//!   [`charset::CharsetPolicy`]: strict, or tolerant of ISO 8859-1 letters and lower case
+//!   outside it (read so and warned about);
 //! - `tokenizer`: bytes to [`Segment`]s with exact [`SourcePosition`]s;
 //! - `envelope`: UNB/UNG/UNH/UNT/UNE/UNZ nesting, counts and references
 //!   ([`Interchange::parse`], [`InterchangeHeader::peek`]);
+//! - [`generic`]: any message as a lossless, JSON-serialisable rendering of its segments,
+//!   elements and components with their positions;
 //! - [`invoic`]: INVOIC messages to the canonical EN 16931 invoice, per profile;
-//! - [`check`]: the accept/reject decision with every fault, shared by the transform
-//!   consumer and the CLI;
+//! - [`check`]: the accept/reject decision on syntax with every fault and warning, each
+//!   message mapped by type on the way, shared by the transform consumer and the CLI;
 //! - [`contrl`]: the CONTRL syntax and service report answering an interchange whose UNB
 //!   asks for one, built from [`check`]'s report;
 //! - [`received`]: CONTRL and APERAK from partners, decoded into what they acknowledge.
 //!
-//! Nothing here panics on input: every defect is a [`ParseError`] or an
-//! [`invoic::MappingError`] that names the segment and byte offset at fault.
+//! Nothing here panics on input: every defect is a [`ParseError`], an
+//! [`invoic::MappingError`] or a [`received::ReadError`] that names the segment and byte
+//! offset at fault.
 
 pub mod charset;
 pub mod check;
 pub mod contrl;
 mod envelope;
 mod error;
+pub mod generic;
 pub mod invoic;
 pub mod received;
 mod segment;

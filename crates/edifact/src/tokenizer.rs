@@ -7,9 +7,9 @@
 //! Offsets are byte offsets into the caller's slice, counted before any decoding, so line
 //! breaks between segments (LF or CRLF) never make them drift.
 
-use crate::charset::Charset;
+use crate::charset::{Charset, CharsetPolicy, CharsetWarning, CharsetWarnings};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::segment::{Mark, Segments, SourcePosition};
+use crate::segment::{ElementPosition, Mark, Segments, SourcePosition};
 use crate::syntax::{Delimiters, skip_line_breaks};
 
 pub(crate) struct Tokenizer<'a> {
@@ -30,6 +30,11 @@ pub(crate) struct Tokenizer<'a> {
     segment_faulted: bool,
     /// The delimiters in force, as a byte set: where a run of plain bytes ends.
     special: [bool; 256],
+    /// What a value outside the declared repertoire is: a fault, or (tolerant) a
+    /// warning with the value read as ISO 8859-1.
+    policy: CharsetPolicy,
+    /// Warnings of the tolerant policy not yet taken, in input order.
+    warnings: Vec<CharsetWarning>,
 }
 
 impl<'a> Tokenizer<'a> {
@@ -50,6 +55,21 @@ impl<'a> Tokenizer<'a> {
             deferred: Vec::new(),
             segment_faulted: false,
             special: delimiters.as_byte_set(),
+            policy: CharsetPolicy::Strict,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Reads values under `policy` (strict unless set).
+    pub(crate) fn with_policy(mut self, policy: CharsetPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Moves the charset warnings recorded so far into `into`.
+    pub(crate) fn take_warnings(&mut self, into: &mut CharsetWarnings) {
+        for warning in self.warnings.drain(..) {
+            into.push(warning);
         }
     }
 
@@ -251,7 +271,8 @@ impl<'a> Tokenizer<'a> {
             } else {
                 Some(&input[value_start..value_end])
             };
-            self.take_value(raw, position, (element, component), into)?;
+            let at = (value_start, element, component);
+            self.take_value(raw, position, at, into)?;
             escaped = false;
             value_start = self.pos;
             component += 1;
@@ -273,16 +294,41 @@ impl<'a> Tokenizer<'a> {
     }
 
     /// Decodes one value into the arena: `raw` straight from the input, or, when it held
-    /// release characters (`None`), the unescaped bytes in `scratch`.
+    /// release characters (`None`), the unescaped bytes in `scratch`. The value starts
+    /// at input offset `value_start`, as element `element`, component `component`.
     fn take_value(
         &mut self,
         raw: Option<&[u8]>,
         position: SourcePosition,
-        (element, component): (usize, usize),
+        (value_start, element, component): (usize, usize, usize),
         into: &mut Segments,
     ) -> Result<(), ParseError> {
         let bytes = raw.unwrap_or(&self.scratch);
-        let decoded = self.charset.decode_into(bytes, into.text_mut());
+        let mut decoded = self.charset.decode_into(bytes, into.text_mut());
+        // The rare value outside the repertoire takes the slow path; clean input never
+        // gets here.
+        if decoded.is_err() && self.policy == CharsetPolicy::Tolerant {
+            decoded = self
+                .charset
+                .decode_tolerant_into(bytes, into.text_mut())
+                .map(|tolerated| {
+                    if tolerated.bytes > 0 {
+                        self.warnings.push(CharsetWarning {
+                            position,
+                            element: ElementPosition::at(element, component),
+                            byte_offset: input_offset(
+                                self.input,
+                                value_start,
+                                tolerated.first,
+                                self.delimiters.release,
+                            ),
+                            byte: bytes.get(tolerated.first).copied().unwrap_or_default(),
+                            bytes: tolerated.bytes,
+                            syntax_identifier: self.charset.name(),
+                        });
+                    }
+                });
+        }
         let result = match decoded {
             Ok(()) => Ok(()),
             Err(kind) if self.collect => {
@@ -300,6 +346,19 @@ impl<'a> Tokenizer<'a> {
         self.scratch.clear();
         result
     }
+}
+
+/// The input offset of byte `index` of the unescaped value that starts at `start`: each
+/// release character before it adds one byte.
+fn input_offset(input: &[u8], start: usize, index: usize, release: Option<u8>) -> usize {
+    let mut at = start;
+    for _ in 0..=index {
+        if release.is_some() && input.get(at).copied() == release {
+            at += 1;
+        }
+        at += 1;
+    }
+    at.saturating_sub(1).min(input.len())
 }
 
 #[cfg(test)]

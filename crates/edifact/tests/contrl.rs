@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use edihub_edifact::Interchange;
-use edihub_edifact::check::{Report, evaluate};
+use edihub_edifact::charset::CharsetPolicy;
+use edihub_edifact::check::{Options, Report, evaluate, evaluate_with};
 use edihub_edifact::contrl::{Action, Contrl, ContrlParams, Prepared, build};
 
 const SAMPLE: &str = include_str!("../../../fixtures/edifact/invoic-eancom-d96a.edi");
@@ -137,8 +138,9 @@ fn every_corpus_interchange_gets_a_contrl_that_parses() {
 
 #[test]
 fn faults_at_every_level_are_reported_where_they_belong() {
-    // The nine faults of tests/check.rs: mapping and charset faults in M1's segments, a
-    // wrong UNT count, a data segment between messages and an unsupported type in M2.
+    // The eight faults of tests/check.rs (strict): mapping and charset faults in M1's
+    // segments, a wrong UNT count and a data segment between messages. M2, a sound
+    // DESADV, has none of its own.
     let input = "UNA:+.? '\n\
         UNB+UNOA:3+SENDER:14+RECIP:14+260101:1200+REF1++++1'\n\
         UNH+M1+INVOIC:D:96A:UN:EAN008'\n\
@@ -157,7 +159,10 @@ fn faults_at_every_level_are_reported_where_they_belong() {
         BGM+351+D1'\n\
         UNT+3+M2'\n\
         UNZ+2+REF1'\n";
-    let report = evaluate(input.as_bytes());
+    let strict = Options {
+        charset: CharsetPolicy::Strict,
+    };
+    let report = evaluate_with(input.as_bytes(), &strict);
     assert!(
         report
             .header
@@ -165,7 +170,7 @@ fn faults_at_every_level_are_reported_where_they_belong() {
             .is_some_and(|h| h.acknowledgement_requested)
     );
     let contrl = build(&report, &params()).expect("acknowledgement requested");
-    assert_sound("nine faults", &report, &contrl);
+    assert_sound("eight faults", &report, &contrl);
     // UNA, UNB and UNH come first; UNT, UNZ and the empty rest after the last terminator
     // come last.
     let body: Vec<&str> = contrl.text.split('\'').collect();
@@ -188,10 +193,13 @@ fn faults_at_every_level_are_reported_where_they_belong() {
             "UCD+12+1:2",
             "UCS+10",
             "UCD+12+1:2",
-            "UCM+M2+DESADV:D:96A:UN:EAN005+4+17+UNH",
         ]
     );
-    assert_eq!(body[body.len() - 3], "UNT+16+1");
+    assert_eq!(body[body.len() - 3], "UNT+15+1");
+    // Tolerant, the lower case is no fault: its UCS and UCD are gone, the rest stays.
+    let tolerant = build(&evaluate(input.as_bytes()), &params()).expect("requested");
+    assert!(!tolerant.text.contains("UCD+21"), "{}", tolerant.text);
+    assert!(tolerant.text.contains("UCS+5+18'"), "{}", tolerant.text);
 }
 
 #[test]

@@ -1,5 +1,8 @@
 //! The public sample corpus (../shared/fixtures/edifact/public, described in SOURCES.tsv):
-//! every sound INVOIC parses and maps, every broken file fails where it is broken.
+//! every sound INVOIC parses and maps, every broken file fails where it is broken, and
+//! `check` gives each file its outcome in both charset policies: sound messages of any
+//! type (DESADV, APERAK) are accepted, ISO 8859-1 letters and lower case outside the
+//! declared repertoire are warnings when tolerant and faults when strict.
 //!
 //! The files are read in place, never copied into the project. When the folder is absent
 //! (a checkout without ../shared beside it) every test fails and says so: a corpus test
@@ -7,7 +10,10 @@
 
 use std::path::PathBuf;
 
-use edihub_edifact::check::{FaultClass, Report, evaluate};
+use edihub_edifact::charset::CharsetPolicy;
+use edihub_edifact::check::{
+    FaultClass, Options, Report, evaluate, evaluate_each_with, evaluate_with,
+};
 use edihub_edifact::invoic::{self, CanonicalInvoice, MappingErrorKind};
 use edihub_edifact::{Interchange, InterchangeHeader, ParseError, ParseErrorKind, SourcePosition};
 
@@ -533,10 +539,12 @@ fn sources_tsv_is_covered_and_peek_agrees() {
 
 // ---- the accept/reject decision over the whole corpus ------------------------------
 
-/// `check::evaluate` (the transform consumer's and the CLI's code path) on every file:
-/// sound INVOIC files are accepted and their totals satisfy the EN 16931 rules (the one
-/// known exception is listed); every file with recorded defects is rejected with *all*
-/// of them, each at the segment and byte where it is.
+/// `check::evaluate` (the transform consumer's and the CLI's code path, tolerant charset
+/// policy) on every file: sound files of any type are accepted and the totals of their
+/// invoices satisfy the EN 16931 rules (the one known exception is listed); every file
+/// with recorded defects is rejected with *all* of them, each at the segment and byte
+/// where it is; the values outside the declared repertoire are warnings where recorded.
+/// Strict, the files `strict_faults` lists are rejected with those faults instead.
 #[test]
 fn evaluate_reports_every_recorded_fault() {
     for (name, faults) in recorded_faults() {
@@ -544,6 +552,29 @@ fn evaluate_reports_every_recorded_fault() {
         let report = evaluate(&b);
         assert_faults(name, &b, &report, faults);
         assert_eq!(report.must_reject(), !faults.is_empty(), "{name}");
+        let warned: Vec<_> = report
+            .warnings
+            .iter()
+            .map(|w| w.position.map(|p| p.segment))
+            .collect();
+        let want = recorded_warnings()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(&[][..], |(_, w)| w);
+        let want: Vec<_> = want.iter().map(|s| Some(*s)).collect();
+        assert_eq!(warned, want, "{name}: {:#?}", report.warnings);
+        let strict = evaluate_with(
+            &b,
+            &Options {
+                charset: CharsetPolicy::Strict,
+            },
+        );
+        let strict_faults = strict_faults()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(*faults, |(_, f)| f);
+        assert_faults(name, &b, &strict, strict_faults);
+        assert!(strict.warnings.is_empty(), "{name}");
         for invoice in &report.invoices {
             let warned: Vec<_> = invoice.warnings.iter().map(|w| w.rule.as_str()).collect();
             // The bots sample's lines (MOA+203: 13 + 6.5 + 13) do not add up to its
@@ -558,18 +589,65 @@ fn evaluate_reports_every_recorded_fault() {
             assert_eq!(warned, known, "{name} {}", invoice.message_reference);
         }
     }
-    // The DESADV interchange: one unsupported fault per message, none dropped.
+    // The DESADV interchange: accepted on its syntax, each of its eight messages
+    // rendered generically, none mapped, none dropped.
     let b = load("bots-plugins__dutchic_desadv1.edi");
-    let report = evaluate(&b);
-    assert_eq!(report.faults.len(), 8);
-    assert!(
-        report
-            .faults
-            .iter()
-            .all(|f| f.class == FaultClass::UnsupportedMessageType
-                && f.message.contains("DESADV")
-                && b[f.position.unwrap().offset..].starts_with(b"UNH+"))
-    );
+    let mut rendered = Vec::new();
+    let report = evaluate_each_with(&b, &Options::default(), &mut |m| {
+        assert!(m.invoice.is_none());
+        let unh = m.generic.segments[0].position.offset;
+        assert!(b[unh..].starts_with(b"UNH+"));
+        rendered.push(m.generic.message_type().to_owned());
+    });
+    assert!(!report.must_reject(), "{:?}", report.faults);
+    assert_eq!(rendered, ["DESADV"; 8]);
+}
+
+/// The charset warnings recorded for each file under the tolerant policy, as segment
+/// numbers; none for a file not listed.
+fn recorded_warnings() -> &'static [(&'static str, &'static [u32])] {
+    &[
+        // `ß` (0xDF) in a street name under UNOB, once per message.
+        ("EdiFabric__Edifact_INVOIC_D00A.txt", &[32]),
+        (
+            "EdiFabric__Edifact_INVOIC_D00A_GroupMultipleMessages.txt",
+            &[33, 74],
+        ),
+        (
+            "EdiFabric__Edifact_INVOIC_D00A_NonDefaultSeparators.txt",
+            &[32],
+        ),
+        // Free text in lower case under UNOA.
+        ("pydifact__v3_aperak.edi", &[7]),
+    ]
+}
+
+/// The faults of the files that the strict charset policy rejects for their characters:
+/// each tolerated value becomes a syntax fault at its segment.
+fn strict_faults() -> &'static [(&'static str, Expected)] {
+    use FaultClass::Syntax;
+    &[
+        (
+            "EdiFabric__Edifact_INVOIC_D00A.txt",
+            &[(Syntax, 32, "LOC+11")],
+        ),
+        (
+            "EdiFabric__Edifact_INVOIC_D00A_GroupMultipleMessages.txt",
+            &[
+                (Syntax, 33, "LOC+11"),
+                (Syntax, 44, "UNH+509010117"),
+                (Syntax, 74, "LOC+11"),
+            ],
+        ),
+        (
+            "EdiFabric__Edifact_INVOIC_D00A_NonDefaultSeparators.txt",
+            &[(Syntax, 32, "LOC|11")],
+        ),
+        (
+            "pydifact__v3_aperak.edi",
+            &[(Syntax, 7, "FTX+"), (Syntax, 8, "UNT+8")],
+        ),
+    ]
 }
 
 /// Every fault of a file as (class, segment, the bytes at its offset).
@@ -577,7 +655,7 @@ type Expected = &'static [(FaultClass, u32, &'static str)];
 
 /// The faults recorded for each corpus file, in input order; none for a sound file.
 fn recorded_faults() -> &'static [(&'static str, Expected)] {
-    use FaultClass::{Mapping, Syntax, UnsupportedMessageType as Unsupported};
+    use FaultClass::{Mapping, Syntax};
     &[
         ("Koha__BLSINV337023.CEI", &[]),
         ("underware.Edifact__D96A_INVOIC.txt", &[]),
@@ -614,31 +692,20 @@ fn recorded_faults() -> &'static [(&'static str, Expected)] {
             "bots-plugins__xml_enveloping__invoic01.edi",
             &[(Syntax, 83, "UNH+111425")],
         ),
+        // Tolerant, the byte 0xDF under UNOB is a warning (`recorded_warnings`): the
+        // single-message files are accepted; the two messages here share a reference.
+        ("EdiFabric__Edifact_INVOIC_D00A.txt", &[]),
         (
-            "EdiFabric__Edifact_INVOIC_D00A.txt",
-            &[(Syntax, 32, "LOC+11")],
-        ),
-        (
-            // Two messages: the byte 0xDF in each, and their shared reference.
             "EdiFabric__Edifact_INVOIC_D00A_GroupMultipleMessages.txt",
-            &[
-                (Syntax, 33, "LOC+11"),
-                (Syntax, 44, "UNH+509010117"),
-                (Syntax, 74, "LOC+11"),
-            ],
+            &[(Syntax, 44, "UNH+509010117")],
         ),
         (
             "EdiFabric__Edifact_INVOIC_D00A_NonDefaultSeparators.txt",
-            &[(Syntax, 32, "LOC|11")],
+            &[],
         ),
-        (
-            "pydifact__v3_aperak.edi",
-            &[
-                (Unsupported, 2, "UNH+1+APERAK"),
-                (Syntax, 7, "FTX+"),
-                (Syntax, 8, "UNT+8"),
-            ],
-        ),
+        // An APERAK is accepted on its syntax (and read as an acknowledgement); its
+        // lower case under UNOA is a warning; its UNT count is wrong (8 declared, 7).
+        ("pydifact__v3_aperak.edi", &[(Syntax, 8, "UNT+8")]),
         ("pydifact__order.edi", &[(Syntax, 18, "")]),
         (
             "smooks-edi-cartridge__ect_d96a-invoic-1_input.edi",
@@ -656,8 +723,10 @@ fn recorded_faults() -> &'static [(&'static str, Expected)] {
             ],
         ),
         (
+            // A generated CONTRL skeleton: syntactically sound, but its UCI has `X` for
+            // the element position, so it cannot be read as an acknowledgement.
             "edifact_mapper__fv2504_contrl.edi",
-            &[(Unsupported, 2, "UNH+GENERATED00001+CONTRL")],
+            &[(Mapping, 3, "UCI+")],
         ),
     ]
 }

@@ -1,14 +1,20 @@
-//! Every project-made fixture in fixtures/edifact, run through `check::evaluate` with its
-//! expected outcome: the sound invoices (one per profile and directory) map with the
-//! given values and no fault, the `warn-*` files map with the given business-rule
-//! warnings, and each `fault-*` file is rejected with exactly the given faults. A file
+//! Every project-made fixture in fixtures/edifact, run through `check::evaluate_each_with`
+//! in both charset policies with its expected outcome: the sound invoices (one per
+//! profile and directory) map with the given values and no fault, the `warn-*` files map
+//! with the given business-rule warnings, the `charset-*` files are accepted with charset
+//! warnings when tolerant, messages of other types are accepted and rendered, and each
+//! `fault-*` file is rejected with exactly the given faults. `EXPECTED` is the tolerant
+//! outcome; a file behaves the same when strict unless `STRICT` says otherwise. A file
 //! without a row here fails the test, and so does a row without a file.
 
 use std::path::PathBuf;
 
-use edihub_edifact::check::{FaultClass, evaluate};
+use edihub_edifact::charset::CharsetPolicy;
+use edihub_edifact::check::{
+    FaultClass, Options, Report, WarningKind, evaluate, evaluate_each_with,
+};
 
-use FaultClass::{Mapping, Syntax, UnsupportedMessageType as Unsupported};
+use FaultClass::{Mapping, Syntax};
 
 enum Expect {
     /// No fault. The invoices' profiles in order, values found at JSON pointers into the
@@ -18,11 +24,20 @@ enum Expect {
         values: &'static [(&'static str, &'static str)],
         warnings: &'static [&'static str],
     },
+    /// No fault, one INVOIC with this profile, and exactly these charset warnings, in
+    /// order: segment number, element:component and a part of the message.
+    Tolerated {
+        profile: &'static str,
+        charset: &'static [(u32, (u32, u32), &'static str)],
+    },
+    /// No fault, no invoice, no warning: messages of these types handed out as generic
+    /// renderings, `true` where an acknowledgement was read from it.
+    Rendered(&'static [(&'static str, bool)]),
     /// Rejected with exactly these faults, in order: class and a part of the message.
     Rejected(&'static [(FaultClass, &'static str)]),
 }
 
-use Expect::{Accepted, Rejected};
+use Expect::{Accepted, Rejected, Rendered, Tolerated};
 
 const EXPECTED: &[(&str, Expect)] = &[
     // ---- sound invoices, one per profile and directory --------------------------
@@ -251,8 +266,16 @@ const EXPECTED: &[(&str, Expect)] = &[
         Rejected(&[(Syntax, "unsupported syntax identifier \"UNOZ\"")]),
     ),
     (
-        "fault-charset-unoa-lower-case.edi",
-        Rejected(&[(Syntax, "is not allowed by syntax identifier UNOA")]),
+        "fault-charset-control-character.edi",
+        // Control characters are faults in both policies: a TAB (C0) and a NEL (C1).
+        Rejected(&[
+            (Syntax, "byte 0x85 is not allowed by syntax identifier UNOA"),
+            (Syntax, "byte 0x09 is not allowed by syntax identifier UNOA"),
+        ]),
+    ),
+    (
+        "fault-contrl-without-uci.edi",
+        Rejected(&[(Mapping, "no UCI segment")]),
     ),
     (
         "fault-invalid-utf8.edi",
@@ -290,9 +313,58 @@ const EXPECTED: &[(&str, Expect)] = &[
         "fault-no-message.edi",
         Rejected(&[(Mapping, "holds no message")]),
     ),
+    // ---- charset: tolerant reads ISO 8859-1, strict rejects (see STRICT) -----------
     (
-        "fault-unsupported-message-type.edi",
-        Rejected(&[(Unsupported, "message type ORDERS is not supported")]),
+        "charset-unoa-lower-case.edi",
+        Tolerated {
+            profile: "UN-D96A",
+            charset: &[(
+                11,
+                (3, 4),
+                "byte 0x6F 'o' is not allowed by syntax identifier UNOA",
+            )],
+        },
+    ),
+    (
+        "charset-unob-latin1.edi",
+        Tolerated {
+            profile: "UN-D97A",
+            charset: &[
+                (
+                    5,
+                    (5, 1),
+                    "byte 0xDF 'ß' is not allowed by syntax identifier UNOB",
+                ),
+                (7, (5, 1), "byte 0xE9 'é'"),
+                (7, (6, 1), "byte 0xFC 'ü'"),
+                (
+                    11,
+                    (3, 4),
+                    "byte 0xF6 'ö' is not allowed by syntax identifier UNOB (2 bytes",
+                ),
+            ],
+        },
+    ),
+    // ---- other message types: accepted on syntax, rendered, not mapped --------------
+    ("desadv-eancom-d96a.edi", Rendered(&[("DESADV", false)])),
+    ("orders-eancom-d96a.edi", Rendered(&[("ORDERS", false)])),
+    ("contrl-accepting.edi", Rendered(&[("CONTRL", true)])),
+    ("contrl-rejecting.edi", Rendered(&[("CONTRL", true)])),
+];
+
+/// The strict outcome of the files whose tolerant one differs.
+const STRICT: &[(&str, Expect)] = &[
+    (
+        "charset-unoa-lower-case.edi",
+        Rejected(&[(Syntax, "byte 0x6F is not allowed by syntax identifier UNOA")]),
+    ),
+    (
+        "charset-unob-latin1.edi",
+        Rejected(&[
+            (Syntax, "byte 0xDF is not allowed by syntax identifier UNOB"),
+            (Syntax, "byte 0xE9 is not allowed by syntax identifier UNOB"),
+            (Syntax, "byte 0xF6 is not allowed by syntax identifier UNOB"),
+        ]),
     ),
 ];
 
@@ -334,73 +406,140 @@ fn every_fixture_has_an_expectation_and_every_expectation_a_fixture() {
         missing.is_empty(),
         "expectations without fixtures: {missing:?}"
     );
+    let stray: Vec<_> = STRICT
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| !EXPECTED.iter().any(|(n, _)| n == name))
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "STRICT rows without an EXPECTED row: {stray:?}"
+    );
 }
 
 #[test]
-fn every_fixture_has_its_expected_outcome() {
+fn every_fixture_has_its_expected_outcome_in_both_policies() {
     let mut wrong = Vec::new();
-    for (name, expect) in EXPECTED {
+    for (name, tolerant) in EXPECTED {
         let Ok(bytes) = std::fs::read(fixtures_dir().join(name)) else {
             continue; // reported by the test above
         };
-        let report = evaluate(&bytes);
-        let faults: Vec<(FaultClass, String)> = report
-            .faults
+        let strict = STRICT
             .iter()
-            .map(|f| (f.class, f.message.clone()))
-            .collect();
-        match expect {
-            Accepted {
-                profiles,
-                values,
-                warnings,
-            } => {
-                if !faults.is_empty() {
-                    wrong.push(format!("{name}: expected no fault, got {faults:?}"));
-                    continue;
-                }
-                let found: Vec<&str> = report.invoices.iter().map(|i| i.profile.as_str()).collect();
-                if found != *profiles {
-                    wrong.push(format!("{name}: profiles {found:?}, expected {profiles:?}"));
-                    continue;
-                }
-                let invoice = &report.invoices[0];
-                let json = serde_json::to_value(invoice).unwrap();
-                for (pointer, value) in *values {
-                    let got = json.pointer(pointer).and_then(|v| v.as_str());
-                    if got != Some(value) {
-                        wrong.push(format!("{name}: {pointer} is {got:?}, expected {value:?}"));
-                    }
-                }
-                let warned: Vec<&str> = invoice.warnings.iter().map(|w| w.rule.as_str()).collect();
-                if warned != *warnings {
-                    wrong.push(format!(
-                        "{name}: warnings {:?}, expected {warnings:?}",
-                        invoice.warnings
-                    ));
-                }
-            }
-            Rejected(expected) => {
-                let matches = faults.len() == expected.len()
-                    && faults
-                        .iter()
-                        .zip(*expected)
-                        .all(|((class, message), (want, part))| {
-                            class == want && message.contains(part)
-                        });
-                if !matches {
-                    wrong.push(format!("{name}: faults {faults:?}, expected {expected:?}"));
-                }
-                // Every fault names where it is, except "no message at all".
-                for fault in &report.faults {
-                    if fault.position.is_none() && !fault.message.contains("no message") {
-                        wrong.push(format!("{name}: fault without position: {fault}"));
-                    }
-                }
+            .find(|(n, _)| n == name)
+            .map_or(tolerant, |(_, e)| e);
+        for (policy, expect) in [
+            (CharsetPolicy::Tolerant, tolerant),
+            (CharsetPolicy::Strict, strict),
+        ] {
+            let options = Options { charset: policy };
+            let (mut rendered, mut invoices) = (Vec::new(), Vec::new());
+            let mut report = evaluate_each_with(&bytes, &options, &mut |m| {
+                let kind = (
+                    m.generic.message_type().to_owned(),
+                    m.acknowledgement.is_some(),
+                );
+                rendered.push(kind);
+                invoices.extend(m.invoice);
+            });
+            report.invoices = invoices;
+            for problem in check(&report, &rendered, expect) {
+                wrong.push(format!("{name} ({policy}): {problem}"));
             }
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// What is wrong with `report` (and the messages rendered) against `expect`.
+fn check(report: &Report, rendered: &[(String, bool)], expect: &Expect) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let faults: Vec<(FaultClass, String)> = report
+        .faults
+        .iter()
+        .map(|f| (f.class, f.message.clone()))
+        .collect();
+    if !matches!(expect, Rejected(_)) && !faults.is_empty() {
+        return vec![format!("expected no fault, got {faults:?}")];
+    }
+    if !matches!(expect, Tolerated { .. }) && !report.warnings.is_empty() {
+        wrong.push(format!("unexpected warnings {:?}", report.warnings));
+    }
+    match expect {
+        Accepted {
+            profiles,
+            values,
+            warnings,
+        } => {
+            let found: Vec<&str> = report.invoices.iter().map(|i| i.profile.as_str()).collect();
+            if found != *profiles {
+                return vec![format!("profiles {found:?}, expected {profiles:?}")];
+            }
+            let invoice = &report.invoices[0];
+            let json = serde_json::to_value(invoice).unwrap();
+            for (pointer, value) in *values {
+                let got = json.pointer(pointer).and_then(|v| v.as_str());
+                if got != Some(value) {
+                    wrong.push(format!("{pointer} is {got:?}, expected {value:?}"));
+                }
+            }
+            let warned: Vec<&str> = invoice.warnings.iter().map(|w| w.rule.as_str()).collect();
+            if warned != *warnings {
+                wrong.push(format!(
+                    "warnings {:?}, expected {warnings:?}",
+                    invoice.warnings
+                ));
+            }
+        }
+        Tolerated { profile, charset } => {
+            let found: Vec<&str> = report.invoices.iter().map(|i| i.profile.as_str()).collect();
+            if found != [*profile] {
+                wrong.push(format!("profiles {found:?}, expected {profile:?}"));
+            }
+            let matches = report.warnings.len() == charset.len()
+                && report
+                    .warnings
+                    .iter()
+                    .zip(*charset)
+                    .all(|(w, (segment, (e, c), part))| {
+                        w.kind == WarningKind::Charset
+                            && w.position.map(|p| p.segment) == Some(*segment)
+                            && w.element.map(|p| (p.element, p.component)) == Some((*e, *c))
+                            && w.message.contains(part)
+                            && w.message_reference.as_deref() == Some("1")
+                    });
+            if !matches {
+                let shown: Vec<String> = report.warnings.iter().map(|w| w.to_string()).collect();
+                wrong.push(format!("charset warnings {shown:#?}, expected {charset:?}"));
+            }
+        }
+        Rendered(types) => {
+            let want: Vec<(String, bool)> =
+                types.iter().map(|(t, a)| ((*t).to_owned(), *a)).collect();
+            if rendered != want || !report.invoices.is_empty() {
+                wrong.push(format!("rendered {rendered:?}, expected {want:?}"));
+            }
+        }
+        Rejected(expected) => {
+            let matches = faults.len() == expected.len()
+                && faults
+                    .iter()
+                    .zip(*expected)
+                    .all(|((class, message), (want, part))| {
+                        class == want && message.contains(part)
+                    });
+            if !matches {
+                wrong.push(format!("faults {faults:?}, expected {expected:?}"));
+            }
+            // Every fault names where it is, except "no message at all".
+            for fault in &report.faults {
+                if fault.position.is_none() && !fault.message.contains("no message") {
+                    wrong.push(format!("fault without position: {fault}"));
+                }
+            }
+        }
+    }
+    wrong
 }
 
 /// Allowances and charges keep the position of the segment each value came from, and a

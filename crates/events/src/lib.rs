@@ -14,7 +14,10 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use uuid::Uuid;
 
+mod parsed;
 pub mod trace;
+
+pub use parsed::{CharsetPolicy, EdiMessageParsed, Warning};
 
 /// Kafka record header names (CloudEvents binary mode, Kafka protocol binding).
 pub mod headers {
@@ -42,6 +45,7 @@ pub mod event_types {
     pub const INVOICE_TRANSFORMED: &str = "InvoiceTransformed";
     pub const EDI_MESSAGE_REJECTED: &str = "EdiMessageRejected";
     pub const EDI_ACKNOWLEDGEMENT_ISSUED: &str = "EdiAcknowledgementIssued";
+    pub const EDI_MESSAGE_PARSED: &str = "EdiMessageParsed";
 }
 
 /// Aggregate type of events about one received message.
@@ -96,6 +100,10 @@ pub struct EdiMessageReceived {
     pub content_type: String,
     pub received_at: DateTime<Utc>,
     pub payload: ClaimCheck,
+    /// The partnership's EDIFACT charset policy when the message came in; absent in
+    /// events written before it was added, which means `tolerant`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charset_policy: Option<CharsetPolicy>,
 }
 
 /// Payload of `InvoiceTransformed` on `edi.invoice.canonical`.
@@ -108,6 +116,10 @@ pub struct InvoiceTransformed {
     /// docs/schema/canonical-invoice.json.
     #[schemars(schema_with = "canonical_invoice_ref")]
     pub invoice: serde_json::Value,
+    /// What the charset policy let through in this message (and in the UNB or UNG read
+    /// before it); the EN 16931 total-rule warnings are inside `invoice`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
 }
 
 /// The schema of [`InvoiceTransformed::invoice`]: a reference to the canonical invoice
@@ -137,16 +149,20 @@ pub fn payload_schemas() -> Vec<(&'static str, schemars::Schema)> {
             "edi-acknowledgement-issued",
             schemars::schema_for!(EdiAcknowledgementIssued),
         ),
+        (
+            "edi-message-parsed",
+            schemars::schema_for!(EdiMessageParsed),
+        ),
     ]
 }
 
 /// Payload of `EdiMessageRejected` on `edi.inbound.rejected`.
 ///
-/// The interchange is rejected as a unit: no `InvoiceTransformed` is published for any of
-/// its messages. `faults` lists *every* fault found, in input order, not only the first.
-/// An interchange that holds messages other than INVOIC is rejected too, with a fault of
-/// code `unsupported-message-type` per such message, so it is routed here rather than
-/// dropped.
+/// The interchange is rejected as a unit: no `InvoiceTransformed` or `EdiMessageParsed`
+/// is published for any of its messages. `faults` lists *every* fault found, in input
+/// order, not only the first. Acceptance is about syntax: a sound message of any type is
+/// accepted (and published on `edi.message.parsed`), so faults are syntax faults, or
+/// mapping faults of an INVOIC, CONTRL or APERAK that cannot be read for what it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EdiMessageRejected {
     pub message_id: Uuid,
@@ -156,8 +172,9 @@ pub struct EdiMessageRejected {
 /// One reason a message was rejected, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Fault {
-    /// Machine-readable class: `syntax` (ISO 9735 syntax, character set or envelope),
-    /// `mapping` (an INVOIC that cannot be mapped to the canonical invoice) or
+    /// Machine-readable class: `syntax` (ISO 9735 syntax, character set or envelope) or
+    /// `mapping` (an INVOIC that cannot be mapped to the canonical invoice, or a CONTRL
+    /// or APERAK that cannot be read). Events written before 2026-12 may also carry
     /// `unsupported-message-type`. Absent in events written before it was added.
     #[serde(default)]
     pub code: Option<String>,

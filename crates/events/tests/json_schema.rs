@@ -19,6 +19,14 @@ fn generated() -> Vec<(&'static str, String)> {
         "canonical-invoice",
         schemars::schema_for!(edihub_edifact::invoic::CanonicalInvoice),
     ));
+    schemas.push((
+        "generic-message",
+        schemars::schema_for!(edihub_edifact::generic::GenericMessage),
+    ));
+    schemas.push((
+        "received-acknowledgement",
+        schemars::schema_for!(edihub_edifact::received::ReceivedAcknowledgement),
+    ));
     schemas
         .into_iter()
         .map(|(stem, schema)| {

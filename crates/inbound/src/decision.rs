@@ -128,7 +128,12 @@ pub fn decide(
                 .build(Disposition::Processed, Some(unwrapped.mic.clone()), text)
                 .map_err(DecideError::SignMdn)?;
             Ok(Decision::Accept(Box::new(Accepted {
-                unb: InterchangeHeader::peek(&unwrapped.payload).ok(),
+                // Under the partnership's charset policy, as the transform will read it.
+                unb: InterchangeHeader::peek_with(
+                    &unwrapped.payload,
+                    partner.map(|p| p.edifact_charset).unwrap_or_default(),
+                )
+                .ok(),
                 layers: Layers {
                     signed: unwrapped.signed,
                     encrypted: unwrapped.encrypted,

@@ -54,6 +54,8 @@ pub struct Partnership {
     pub algorithms: AlgorithmPolicy,
     /// How the hub connects to the partner's HTTPS server (async MDNs).
     pub outbound_tls: edihub_outbound_tls::OutboundTls,
+    /// How strictly its EDIFACT is held to the declared repertoire.
+    pub edifact_charset: edihub_edifact::charset::CharsetPolicy,
 }
 
 impl Partnership {
@@ -208,6 +210,8 @@ impl Directory {
                 )
                 .map_err(invalid)?,
                 outbound_tls: file_outbound_tls(partner)?,
+                edifact_charset: options::charset_policy(partner.edifact_charset.as_deref())
+                    .map_err(invalid)?,
             };
             if directory
                 .partners

@@ -4,6 +4,7 @@
 //! `normalized_*` functions give the spelling the database stores.
 
 use edihub_as2::{AlgorithmPolicy, Encryption, MicAlg};
+use edihub_edifact::charset::{CharsetPolicy, UnknownCharsetPolicy};
 use edihub_outbound_tls::{ClientCertificate, OutboundTls, ServerTrust, TlsConfigError};
 use ipnet::IpNet;
 use std::path::PathBuf;
@@ -40,6 +41,8 @@ pub enum OptionError {
     OutboundTlsConflict(#[from] edihub_outbound_tls::ServerTrustConflict),
     #[error("outbound TLS: a client certificate needs its key, and a key its certificate")]
     ClientCertificateHalf,
+    #[error("edifact_charset: {0}")]
+    CharsetPolicy(#[from] UnknownCharsetPolicy),
 }
 
 fn known_digests() -> String {
@@ -186,4 +189,12 @@ pub fn outbound_tls(
         _ => return Err(OptionError::ClientCertificateHalf),
     };
     Ok(OutboundTls { server, client })
+}
+
+/// `strict` or `tolerant` (case and surrounding blanks ignored); none or blank: tolerant.
+pub fn charset_policy(text: Option<&str>) -> Result<CharsetPolicy, OptionError> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(CharsetPolicy::default()),
+        Some(text) => Ok(text.to_ascii_lowercase().parse()?),
+    }
 }

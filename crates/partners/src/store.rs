@@ -64,6 +64,8 @@ pub struct PartnerRow {
     pub ciphers: Vec<String>,
     /// Checked when written (`options::outbound_tls`).
     pub outbound_tls: sqlx::types::Json<edihub_outbound_tls::OutboundTls>,
+    /// `strict` or `tolerant` (a CHECK constraint keeps it so).
+    pub edifact_charset: String,
 }
 
 impl PartnerRow {
@@ -87,6 +89,7 @@ impl PartnerRow {
             tls_client_fingerprints: options::fingerprints(&self.tls_client_fingerprints)?,
             algorithms: options::algorithms(self.min_rsa_bits()?, &self.digests, &self.ciphers)?,
             outbound_tls: self.outbound_tls.0.clone(),
+            edifact_charset: options::charset_policy(Some(&self.edifact_charset))?,
         })
     }
 
@@ -178,6 +181,7 @@ const SELECT_PARTNERS: &str = "
     SELECT p.as2_id, p.name, p.require_signature, p.require_encryption,
            p.allow_expired_certificates, p.async_mdn_urls, p.async_mdn_allowed_networks,
            p.tls_client_fingerprints, p.min_rsa_bits, p.digests, p.ciphers, p.outbound_tls,
+           p.edifact_charset,
            coalesce(array_agg(c.certificate_pem ORDER BY c.position)
                     FILTER (WHERE c.sha256 IS NOT NULL), '{}') AS certificates
     FROM partner p LEFT JOIN partner_certificate c ON c.partner_as2_id = p.as2_id";

@@ -1,18 +1,23 @@
-//! The transform consumer's handler: an `EdiMessageReceived` event in; canonical invoices
-//! (EN 16931 model) and their `InvoiceTransformed` events out, or one
-//! `EdiMessageRejected` event with the faults and their positions. When UNB asks for an
-//! acknowledgement, an `EdiAcknowledgementIssued` event with the CONTRL follows.
+//! The transform consumer's handler: an `EdiMessageReceived` event in; for an accepted
+//! interchange, an `EdiMessageParsed` event per message of any type, and for each INVOIC
+//! its canonical invoice (EN 16931 model) and `InvoiceTransformed` event; for a rejected
+//! one, one `EdiMessageRejected` event with the faults and their positions. When UNB asks
+//! for an acknowledgement, an `EdiAcknowledgementIssued` event with the CONTRL follows.
+//! The partnership's charset policy comes with the event.
 //!
 //! Architecture invariant: the inbox row, the canonical invoice rows and the outbox rows
 //! commit in one transaction.
 
 mod invoices;
+mod published;
 
 pub use invoices::invoices_json;
+pub use published::{charset_policy, parsed_event, to_event_fault, to_event_warning};
 
 use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 use edihub_config::TopicSettings;
-use edihub_edifact::check::{self, Report};
+use edihub_edifact::InterchangeHeader;
+use edihub_edifact::check::{self, MessageOutput, Report};
 use edihub_edifact::contrl::{self, ContrlParams, Prepared};
 use edihub_edifact::invoic::CanonicalInvoice;
 use edihub_events::{
@@ -45,6 +50,8 @@ pub enum Outcome {
     /// Not an event this consumer acts on.
     Ignored,
     Transformed {
+        /// Messages of every type, each with an `EdiMessageParsed` event.
+        messages: usize,
         invoices: usize,
     },
     Rejected {
@@ -81,37 +88,59 @@ impl Transformer {
             edihub_journal::resolve_claim_check(&mut tx, &received.payload).await?;
 
         let propagated = correlation_headers(event);
-        // Bounded memory for large interchanges: the mapping runs on a blocking thread
-        // and hands each invoice over as soon as it is mapped; each is written at once,
-        // inside a savepoint that is rolled back if the interchange turns out to be
-        // rejected after all (a fault may come last, e.g. a wrong UNZ count).
-        let (sender, mut mapped) = tokio::sync::mpsc::channel::<CanonicalInvoice>(16);
+        // Bounded memory for large interchanges: the evaluation runs on a blocking thread
+        // and hands each message over as soon as its UNT is read; its events are written
+        // at once, inside a savepoint that is rolled back if the interchange turns out to
+        // be rejected after all (a fault may come last, e.g. a wrong UNZ count).
+        let options = check::Options {
+            charset: charset_policy(received.charset_policy),
+        };
+        // Messages are handed out only after UNB was read, so the header is there then.
+        let header = InterchangeHeader::peek_with(&stored.payload, options.charset).ok();
+        let (sender, mut evaluated) = tokio::sync::mpsc::channel::<MessageOutput>(16);
         let payload = stored.payload;
         let evaluation = tokio::task::spawn_blocking(move || {
-            check::evaluate_each(&payload, &mut |invoice| {
+            check::evaluate_each_with(&payload, &options, &mut |message| {
                 // Fails only when the receiver is gone (a database error below): the
-                // rest of the mapping is then moot.
-                let _ = sender.blocking_send(invoice);
+                // rest of the evaluation is then moot.
+                let _ = sender.blocking_send(message);
             })
         });
-        let mut invoices = sqlx::Connection::begin(&mut *tx).await?;
-        let mut stored_invoices = 0;
-        while let Some(invoice) = mapped.recv().await {
-            self.store_invoice(&mut invoices, message_id, &invoice, &propagated)
-                .await?;
-            stored_invoices += 1;
+        let mut effects = sqlx::Connection::begin(&mut *tx).await?;
+        let (mut messages, mut stored_invoices) = (0, 0);
+        while let Some(output) = evaluated.recv().await {
+            let Some(header) = &header else { continue };
+            let parsed = parsed_event(message_id, header, &output)?;
+            edihub_outbox::enqueue(
+                &mut effects,
+                &message_event(
+                    message_id,
+                    event_types::EDI_MESSAGE_PARSED,
+                    &self.topics.message_parsed,
+                    serde_json::to_value(&parsed)?,
+                    &propagated,
+                ),
+            )
+            .await?;
+            messages += 1;
+            if let Some(invoice) = &output.invoice {
+                self.store_invoice(&mut effects, message_id, invoice, &parsed, &propagated)
+                    .await?;
+                stored_invoices += 1;
+            }
         }
         let report = evaluation.await.map_err(TransformError::Mapping)?;
         let acknowledgement = acknowledgement(&report, message_id, &received);
         let outcome = match decide(report) {
             Ok(_) => {
-                invoices.commit().await?;
+                effects.commit().await?;
                 Outcome::Transformed {
+                    messages,
                     invoices: stored_invoices,
                 }
             }
             Err(faults) => {
-                invoices.rollback().await?;
+                effects.rollback().await?;
                 let count = faults.len();
                 tracing::warn!(faults = ?faults, "message rejected");
                 let rejected = EdiMessageRejected { message_id, faults };
@@ -159,6 +188,7 @@ impl Transformer {
         tx: &mut PgConnection,
         message_id: Uuid,
         invoice: &CanonicalInvoice,
+        parsed: &edihub_events::EdiMessageParsed,
         propagated: &serde_json::Value,
     ) -> Result<(), TransformError> {
         let invoice_id = Uuid::now_v7();
@@ -185,6 +215,7 @@ impl Transformer {
             message_id,
             message_reference: invoice.message_reference.clone(),
             invoice: canonical,
+            warnings: parsed.warnings.clone(),
         };
         edihub_outbox::enqueue(
             tx,
@@ -305,19 +336,6 @@ fn prepared(at: DateTime<Utc>) -> Prepared {
         day: two(at.day()),
         hour: two(at.hour()),
         minute: two(at.minute()),
-    }
-}
-
-/// The published form of a fault (crates/events has no dependency on the parser).
-pub fn to_event_fault(fault: &check::Fault) -> Fault {
-    Fault {
-        code: Some(fault.class.as_str().to_owned()),
-        message_reference: fault.message_reference.clone(),
-        message: fault.message.clone(),
-        segment: fault.position.map(|p| p.segment),
-        offset: fault.position.map(|p| p.offset as u64),
-        element: fault.element.map(|e| e.element),
-        component: fault.element.map(|e| e.component),
     }
 }
 

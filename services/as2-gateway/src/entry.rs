@@ -6,7 +6,9 @@ use crate::trace::TraceContext;
 use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use edihub_as2::As2Headers;
-use edihub_events::{AGGREGATE_EDI_MESSAGE, ClaimCheck, EdiMessageReceived, event_types, headers};
+use edihub_events::{
+    AGGREGATE_EDI_MESSAGE, CharsetPolicy, ClaimCheck, EdiMessageReceived, event_types, headers,
+};
 use edihub_inbound::{Accepted, Mdn};
 use edihub_journal::{Accept, AcceptedMessage, StoredMdn};
 use edihub_outbox::NewEvent;
@@ -27,6 +29,8 @@ pub(crate) struct Arrival<'a> {
     pub replay_window: Option<chrono::Duration>,
     /// How the hub may connect to the partner, for the delivery row.
     pub partner_endpoint: edihub_mdn_delivery::PartnerEndpoint<'a>,
+    /// The partnership's EDIFACT charset policy, for the transform consumer.
+    pub edifact_charset: edihub_edifact::charset::CharsetPolicy,
 }
 
 /// The journal's records for `accepted`, in one [`Accept`] to commit together.
@@ -87,6 +91,10 @@ fn received_event(
         content_type: message.content_type.clone(),
         received_at: message.received_at,
         payload: ClaimCheck::for_journal(message_id, sha256, message.payload.len() as u64),
+        charset_policy: Some(match arrival.edifact_charset {
+            edihub_edifact::charset::CharsetPolicy::Strict => CharsetPolicy::Strict,
+            edihub_edifact::charset::CharsetPolicy::Tolerant => CharsetPolicy::Tolerant,
+        }),
     };
     let correlation_id = arrival
         .request_headers

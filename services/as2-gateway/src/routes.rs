@@ -140,6 +140,10 @@ async fn receive_message(
                     topic: &state.settings.kafka.topics.inbound_received,
                     replay_window: replay_window(state),
                     partner_endpoint: partner_endpoint(directory.partner(&as2.as2_from)),
+                    edifact_charset: directory
+                        .partner(&as2.as2_from)
+                        .map(|p| p.edifact_charset)
+                        .unwrap_or_default(),
                 },
             )?;
             let replay_until = entry.message.replay_until;

@@ -1,8 +1,9 @@
 //! `edihub edifact check|convert FILE`: the transform consumer's decision, offline.
 //!
-//! Both commands call [`edihub_edifact::check::evaluate_each`], the function behind
-//! `edihub_transform::map_invoices`, so what they print is exactly what the hub would
-//! publish: the same faults (an `EdiMessageRejected`) or the same canonical invoices
+//! Both commands call [`edihub_edifact::check::evaluate_each_with`], the function the
+//! transform consumer calls, under the charset policy given (`--charset`, as a
+//! partnership's `edifact_charset`), so what they print is exactly what the hub would
+//! publish: the same faults (an `EdiMessageRejected`), warnings, or canonical invoices
 //! (`InvoiceTransformed`). `check --contrl` also prints the CONTRL of an
 //! `EdiAcknowledgementIssued`, built by the same [`edihub_edifact::contrl::build`].
 
@@ -12,7 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use chrono::{Datelike, Timelike, Utc};
 use clap::Subcommand;
-use edihub_edifact::check::{self, Report};
+use edihub_edifact::charset::CharsetPolicy;
+use edihub_edifact::check::{self, Options, Report};
 use edihub_edifact::contrl::{self, ContrlParams, Prepared};
 use edihub_edifact::invoic::CanonicalInvoice;
 
@@ -22,10 +24,14 @@ const REJECTED: i32 = 1;
 #[derive(Subcommand)]
 pub enum EdifactCommand {
     /// Print every fault of the interchange in FILE with its segment number and byte
-    /// offset, and the EN 16931 total warnings of each invoice. Exits with status 1 when
-    /// the hub would reject the interchange.
+    /// offset, the charset warnings, and the EN 16931 total warnings of each invoice.
+    /// Exits with status 1 when the hub would reject the interchange.
     Check {
         file: PathBuf,
+        /// `tolerant` (the default): a byte outside the declared repertoire that is
+        /// printable in ISO 8859-1 is a warning; `strict`: a fault.
+        #[arg(long, default_value_t = CharsetPolicy::Tolerant)]
+        charset: CharsetPolicy,
         /// Also print the CONTRL the hub would send back when UNB asks for one (0031 =
         /// 1), with the interchange reference PREVIEW and the current time where the hub
         /// uses the message id and the time of receipt.
@@ -40,16 +46,24 @@ pub enum EdifactCommand {
         file: PathBuf,
         #[arg(long)]
         pretty: bool,
+        /// As for `check`.
+        #[arg(long, default_value_t = CharsetPolicy::Tolerant)]
+        charset: CharsetPolicy,
     },
 }
 
 pub fn run(command: EdifactCommand) -> anyhow::Result<()> {
     let rejected = match command {
-        EdifactCommand::Check { file, contrl } => {
+        EdifactCommand::Check {
+            file,
+            charset,
+            contrl,
+        } => {
             let bytes = read(&file)?;
-            // Streamed: only each invoice's warnings are kept, not the invoices.
+            // Streamed: only each invoice's warnings are kept, not the messages.
             let mut tally = Tally::default();
-            let report = check::evaluate_each(&bytes, &mut |invoice| tally.add(&invoice));
+            let report =
+                check::evaluate_each_with(&bytes, &Options { charset }, &mut |m| tally.add(&m));
             let mut out = std::io::stdout().lock();
             print_check(&file, &report, &tally, &mut out)?;
             if contrl {
@@ -57,15 +71,21 @@ pub fn run(command: EdifactCommand) -> anyhow::Result<()> {
             }
             report.must_reject()
         }
-        EdifactCommand::Convert { file, pretty } => {
+        EdifactCommand::Convert {
+            file,
+            pretty,
+            charset,
+        } => {
             let bytes = read(&file)?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let mut written: std::io::Result<()> = Ok(());
             // Each invoice is printed as soon as it is mapped, so a large interchange
             // is never held as invoices.
-            let report = check::evaluate_each(&bytes, &mut |invoice| {
-                if written.is_ok() {
-                    written = print_invoice(&mut out, &invoice, pretty);
+            let report = check::evaluate_each_with(&bytes, &Options { charset }, &mut |m| {
+                if let Some(invoice) = &m.invoice
+                    && written.is_ok()
+                {
+                    written = print_invoice(&mut out, invoice, pretty);
                 }
             });
             written?;
@@ -103,16 +123,21 @@ fn print_invoice(
     writeln!(out)
 }
 
-/// What `check` keeps of the invoices: how many, and their warnings.
+/// What `check` keeps of the messages: how many, how many invoices, and their warnings.
 #[derive(Default)]
 struct Tally {
+    messages: usize,
     invoices: usize,
     /// `(message reference, warning)`, in input order.
     warnings: Vec<(String, edihub_edifact::invoic::Warning)>,
 }
 
 impl Tally {
-    fn add(&mut self, invoice: &CanonicalInvoice) {
+    fn add(&mut self, message: &check::MessageOutput) {
+        self.messages += 1;
+        let Some(invoice) = &message.invoice else {
+            return;
+        };
         self.invoices += 1;
         self.warnings.extend(
             invoice
@@ -141,6 +166,9 @@ fn print_check(
     for fault in &report.faults {
         writeln!(out, "{name}: error: {fault}")?;
     }
+    for warning in &report.warnings {
+        writeln!(out, "{name}: warning: {warning}")?;
+    }
     for (reference, w) in &tally.warnings {
         let at = w.position.map_or_else(
             || "(no position)".to_owned(),
@@ -152,7 +180,7 @@ fn print_check(
             w.rule, w.message
         )?;
     }
-    let warnings = tally.warnings.len();
+    let warnings = tally.warnings.len() + report.warnings.len();
     if report.must_reject() {
         writeln!(
             out,
@@ -162,8 +190,8 @@ fn print_check(
     } else {
         writeln!(
             out,
-            "{name}: accepted: {} invoice(s), {warnings} warning(s)",
-            tally.invoices
+            "{name}: accepted: {} invoice(s), {} message(s), {warnings} warning(s)",
+            tally.invoices, tally.messages
         )?;
     }
     out.flush()

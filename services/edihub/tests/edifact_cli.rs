@@ -68,3 +68,41 @@ fn convert_prints_one_canonical_invoice_per_message() {
     assert_eq!(invoices[0]["totals"]["amount_due"], "267.75");
     assert_eq!(invoices[0]["sources"]["BT-1"]["segment"], 3);
 }
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../../fixtures/edifact/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn check_charset_tolerant_warns_where_strict_rejects() {
+    let file = fixture("charset-unoa-lower-case.edi");
+    let tolerant = edihub(&["edifact", "check", &file]);
+    let out = String::from_utf8_lossy(&tolerant.stdout);
+    assert!(tolerant.status.success(), "{out}");
+    assert!(out.contains(": warning: segment "), "{out}");
+    assert!(out.contains("[charset] byte 0x"), "{out}");
+    assert!(out.contains("syntax identifier UNOA"), "{out}");
+
+    let strict = edihub(&["edifact", "check", "--charset", "strict", &file]);
+    let out = String::from_utf8_lossy(&strict.stdout);
+    assert_eq!(strict.status.code(), Some(1), "{out}");
+    assert!(out.contains("[syntax]"), "{out}");
+
+    let unknown = edihub(&["edifact", "check", "--charset", "lenient", &file]);
+    assert_eq!(unknown.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown charset policy"));
+}
+
+#[test]
+fn check_accepts_a_desadv_with_no_invoice() {
+    let out = edihub(&["edifact", "check", &fixture("desadv-eancom-d96a.edi")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("accepted: 0 invoice(s), 1 message(s)"),
+        "{text}"
+    );
+}

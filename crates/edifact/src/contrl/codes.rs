@@ -23,19 +23,21 @@
 //! | `EmptySegment`, `InvalidPackage`, `TrailingData` | 18 | unspecified error |
 //! | mapping: `MissingSegment`, `MissingDocumentNumber`, `MissingDocumentType` | 13 | missing |
 //! | mapping: `InvalidDate`, `InvalidAmount` | 12 | invalid value |
-//! | unsupported message type (also mapping `NotAnInvoice`) | 17 | no agreement |
+//! | mapping: `NotAnInvoice` | 17 | no agreement |
+//! | acknowledgement (CONTRL, APERAK) unreadable: segment or value missing | 13 | missing |
+//! | acknowledgement unreadable: other | 12 | invalid value |
 //! | no message in the interchange | 32 | lower level empty |
 //! | anything else | 18 | unspecified error |
 //!
 //! Codes for checks the hub does not make (23 unknown interchange sender, 25 test
 //! indicator not supported, 35 and 36 too many repetitions, 39 and 40 length) are not
-//! produced. An unsupported message type is 17 rather than 14 ("value not supported in
-//! this position"): the hub takes INVOIC only, whatever the position, which is an
-//! interchange-agreement matter.
+//! produced. A message of a type the hub does not map is no fault (acceptance is about
+//! syntax, [`crate::check`]), so "no agreement" is left for an INVOIC that is no invoice.
 
 use crate::ParseErrorKind;
 use crate::check::Cause;
 use crate::invoic::MappingErrorKind;
+use crate::received::ReadErrorKind;
 
 /// UCI 0083: what the CONTRL says about the subject interchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +167,10 @@ pub fn syntax_error(cause: &Cause) -> SyntaxError {
             }
             MappingErrorKind::NotAnInvoice(_) => E::NoAgreement,
         },
-        Cause::UnsupportedMessageType(_) => E::NoAgreement,
+        Cause::Acknowledgement(kind) => match kind {
+            ReadErrorKind::MissingSegment(_) | ReadErrorKind::MissingValue { .. } => E::Missing,
+            _ => E::InvalidValue,
+        },
         Cause::NoMessage => E::LowerLevelEmpty,
         _ => E::Unspecified,
     }

@@ -298,11 +298,10 @@ fn level(fault: &Fault, messages: &[&MessageSummary], end: Option<u32>) -> Level
     match &fault.cause {
         // Mapping faults are about data segments, also those reported at UNH because the
         // segment is missing.
-        Cause::Mapping(_) => Level::Segment {
+        Cause::Mapping(_) | Cause::Acknowledgement(_) => Level::Segment {
             index,
             position: in_message,
         },
-        Cause::UnsupportedMessageType(_) => Level::Message { index, tag: "UNH" },
         _ if position.segment == m.header.segment => Level::Message { index, tag: "UNH" },
         _ if position.segment == m.trailer_segment => Level::Message { index, tag: "UNT" },
         _ => Level::Segment {

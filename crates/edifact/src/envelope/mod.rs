@@ -14,7 +14,7 @@ mod fields;
 mod package;
 mod walk;
 
-use crate::charset::Charset;
+use crate::charset::{Charset, CharsetPolicy, CharsetWarnings};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::segment::{Segment, Segments, SourcePosition};
 use crate::syntax::{Delimiters, read_preamble};
@@ -56,7 +56,15 @@ impl InterchangeHeader {
     /// mandatory elements) but looks at nothing after it, so a truncated or otherwise
     /// broken body still yields the routing information needed to answer the partner.
     pub fn peek(input: &[u8]) -> Result<InterchangeHeader, ParseError> {
-        let (mut tokenizer, _) = start(input)?;
+        Self::peek_with(input, CharsetPolicy::Strict)
+    }
+
+    /// [`InterchangeHeader::peek`] under `policy`: tolerant, a UNB value outside the
+    /// declared repertoire is read as ISO 8859-1 (the warning is dropped; [`crate::check`]
+    /// reports it).
+    pub fn peek_with(input: &[u8], policy: CharsetPolicy) -> Result<InterchangeHeader, ParseError> {
+        let (tokenizer, _) = start(input)?;
+        let mut tokenizer = tokenizer.with_policy(policy);
         let mut read = Segments::default();
         let unb = first_segment(&mut tokenizer, &mut read)?;
         header_from_unb(&unb)
@@ -179,15 +187,39 @@ impl Interchange {
     /// Memory stays at one message (plus a few bytes per message reference, kept to
     /// find duplicates) however large the input. A message handed out is only part of a
     /// sound interchange if the result is `Ok` with no findings.
+    ///
+    /// Values are held strictly to the declared repertoire; see
+    /// [`Interchange::parse_streaming_with`] for the tolerant policy.
     pub fn parse_streaming(
         input: &[u8],
         on_message: &mut dyn FnMut(&Message),
     ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
+        let mut warnings = CharsetWarnings::default();
+        Self::parse_streaming_with(input, CharsetPolicy::Strict, &mut warnings, &mut |m, _| {
+            on_message(m)
+        })
+    }
+
+    /// [`Interchange::parse_streaming`] under a charset `policy`: tolerant, a value
+    /// outside the declared repertoire that ISO 8859-1 can read is decoded so and goes to
+    /// `warnings` instead of the findings (see [`CharsetPolicy`]). The warnings read
+    /// before a fatal defect are kept too. Each message is lent with the warnings found
+    /// so far (its own come last), so a caller can tell which are new.
+    pub fn parse_streaming_with(
+        input: &[u8],
+        policy: CharsetPolicy,
+        warnings: &mut CharsetWarnings,
+        on_message: &mut dyn FnMut(&Message, &CharsetWarnings),
+    ) -> Result<(Interchange, Vec<ParseError>), Vec<ParseError>> {
         let mut findings = Findings {
             mode: Mode::Collect,
             found: Vec::new(),
+            policy,
+            warnings: std::mem::take(warnings),
         };
-        match walk(input, &mut findings, on_message) {
+        let walked = walk(input, &mut findings, on_message);
+        *warnings = std::mem::take(&mut findings.warnings);
+        match walked {
             Ok(interchange) => Ok((interchange, findings.found)),
             Err(fatal) => {
                 findings.found.push(fatal);
@@ -219,10 +251,13 @@ enum Mode {
     Collect,
 }
 
-/// Collects control defects, or fails on the first one in strict mode.
+/// Collects control defects, or fails on the first one in strict mode; and the charset
+/// warnings of the tolerant policy.
 struct Findings {
     mode: Mode,
     found: Vec<ParseError>,
+    policy: CharsetPolicy,
+    warnings: CharsetWarnings,
 }
 
 impl Findings {
@@ -286,13 +321,15 @@ fn parse(input: &[u8], mode: Mode) -> Result<(Interchange, Vec<ParseError>), Par
     let mut findings = Findings {
         mode,
         found: Vec::new(),
+        policy: CharsetPolicy::Strict,
+        warnings: CharsetWarnings::default(),
     };
     parse_into(input, &mut findings).map(|interchange| (interchange, findings.found))
 }
 
 fn parse_into(input: &[u8], findings: &mut Findings) -> Result<Interchange, ParseError> {
     let mut messages = Vec::new();
-    let mut interchange = walk(input, findings, &mut |message| {
+    let mut interchange = walk(input, findings, &mut |message, _| {
         messages.push(message.clone())
     })?;
     interchange.messages = messages;

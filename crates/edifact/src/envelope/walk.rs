@@ -14,27 +14,35 @@ use super::package::read_package;
 use super::{
     Findings, Group, Interchange, InterchangeHeader, Message, Mode, Package, first_segment, start,
 };
+use crate::charset::CharsetWarnings;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::segment::{Segment, Segments, SourcePosition};
 use crate::syntax::Delimiters;
 use crate::tokenizer::Tokenizer;
 
-/// Each message is lent to `on_message` as soon as its UNT has been read, so only one
-/// message is held at a time; the returned interchange has no messages.
+/// What a walk lends each message to, with the charset warnings found so far.
+pub(crate) type OnMessage<'a> = dyn FnMut(&Message, &CharsetWarnings) + 'a;
+
+/// Each message is lent to `on_message` as soon as its UNT has been read, with the charset
+/// warnings found so far, so only one message is held at a time; the returned interchange
+/// has no messages.
 pub(super) fn walk(
     input: &[u8],
     findings: &mut Findings,
-    on_message: &mut dyn FnMut(&Message),
+    on_message: &mut OnMessage<'_>,
 ) -> Result<Interchange, ParseError> {
     let collect = findings.mode == Mode::Collect;
     let (tokenizer, delimiters) = start(input)?;
+    let tokenizer = tokenizer.with_policy(findings.policy);
     let mut tokenizer = if collect {
         tokenizer.collecting()
     } else {
         tokenizer
     };
     let mut next = Segments::default();
-    let header = header_from_unb(&first_segment(&mut tokenizer, &mut next)?)?;
+    let unb = first_segment(&mut tokenizer, &mut next);
+    tokenizer.take_warnings(&mut findings.warnings);
+    let header = header_from_unb(&unb?)?;
     findings.found.extend(tokenizer.take_deferred());
     next.clear();
     let mut walk = Walk {
@@ -110,6 +118,7 @@ impl Walk<'_, '_> {
             return Err(ParseError::new(ParseErrorKind::Truncated, here));
         };
         self.findings.found.extend(self.tokenizer.take_deferred());
+        self.tokenizer.take_warnings(&mut self.findings.warnings);
         match read {
             Ok(()) => Ok(true),
             // The tokenizer has already moved past these; the walk can go on.
@@ -133,7 +142,7 @@ impl Walk<'_, '_> {
     fn in_message(
         &mut self,
         next: &mut Segments,
-        on_message: &mut dyn FnMut(&Message),
+        on_message: &mut OnMessage<'_>,
     ) -> Result<(), ParseError> {
         let Some(message) = self.open.as_ref() else {
             return Ok(());
@@ -160,7 +169,7 @@ impl Walk<'_, '_> {
                     "UNT 0062",
                 )?;
                 if let Some(m) = self.open.take() {
-                    on_message(&m);
+                    on_message(&m, &self.findings.warnings);
                     *next = m.segments;
                     next.clear();
                 }

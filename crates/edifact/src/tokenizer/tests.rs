@@ -114,3 +114,37 @@ fn charset_errors_are_located() {
         }
     );
 }
+
+#[test]
+fn tolerant_values_are_warned_with_the_byte_offset_even_when_released() {
+    let input = b"NAD+BY+Ma?+yer:Stra\xDFe'";
+    let mut t = Tokenizer::new(input, 0, Delimiters::default(), Charset::LevelA)
+        .with_policy(CharsetPolicy::Tolerant);
+    let mut segments = Segments::default();
+    t.next_segment(&mut segments).unwrap().unwrap();
+    assert_eq!(nth(&segments, 0).component(1, 0), Some("Ma+yer"));
+    assert_eq!(nth(&segments, 0).component(1, 1), Some("Straße"));
+    let mut warnings = CharsetWarnings::default();
+    t.take_warnings(&mut warnings);
+    let found: Vec<_> = warnings
+        .listed
+        .iter()
+        .map(|w| (w.element, w.byte_offset, w.byte, w.bytes))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            // `a` after `M`, in the released value.
+            (ElementPosition::at(1, 0), 8, b'a', 4),
+            (ElementPosition::at(1, 1), 16, b't', 5),
+        ]
+    );
+    // Strict, the same segment is an error.
+    let mut strict = Tokenizer::new(input, 0, Delimiters::default(), Charset::LevelA);
+    assert!(
+        strict
+            .next_segment(&mut Segments::default())
+            .unwrap()
+            .is_err()
+    );
+}

@@ -93,3 +93,16 @@ fn the_policy_defaults_where_nothing_is_given() {
     assert_eq!(policy.ciphers, vec![Encryption::Aes256Cbc]);
     assert!(algorithms(Some(100), &[], &[]).is_err());
 }
+
+#[test]
+fn the_charset_policy_is_tolerant_unless_strict_is_said() {
+    use edihub_edifact::charset::CharsetPolicy;
+    assert_eq!(charset_policy(None).unwrap(), CharsetPolicy::Tolerant);
+    assert_eq!(charset_policy(Some(" ")).unwrap(), CharsetPolicy::Tolerant);
+    assert_eq!(
+        charset_policy(Some("Strict")).unwrap(),
+        CharsetPolicy::Strict
+    );
+    let error = charset_policy(Some("lenient")).unwrap_err();
+    assert!(error.to_string().contains("\"lenient\""), "{error}");
+}

@@ -3,6 +3,7 @@
 use super::certificates::{self, CertificateInfo, read_certificates};
 use super::{StoreError, check_as2_id, check_async_mdn_url, now_unix};
 use crate::options::{self, OptionError};
+use edihub_edifact::charset::CharsetPolicy;
 use edihub_outbound_tls::OutboundTls;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
@@ -29,6 +30,7 @@ pub struct NewPartner {
     pub ciphers: Vec<String>,
     /// Built with `options::outbound_tls`, which checks it; checked again here.
     pub outbound_tls: OutboundTls,
+    pub edifact_charset: CharsetPolicy,
 }
 
 impl Default for NewPartner {
@@ -48,6 +50,7 @@ impl Default for NewPartner {
             digests: Vec::new(),
             ciphers: Vec::new(),
             outbound_tls: OutboundTls::default(),
+            edifact_charset: CharsetPolicy::default(),
         }
     }
 }
@@ -74,6 +77,7 @@ pub struct PartnerUpdate {
     pub ciphers: Option<Vec<String>>,
     /// Replaces the whole outbound TLS setting.
     pub outbound_tls: Option<OutboundTls>,
+    pub edifact_charset: Option<CharsetPolicy>,
 }
 
 /// The five options as the database stores them: checked and normalised.
@@ -158,8 +162,9 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
         "INSERT INTO partner (as2_id, name, require_signature, require_encryption,
                               allow_expired_certificates, async_mdn_urls,
                               async_mdn_allowed_networks, tls_client_fingerprints,
-                              min_rsa_bits, digests, ciphers, outbound_tls)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                              min_rsa_bits, digests, ciphers, outbound_tls,
+                              edifact_charset)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
          ON CONFLICT (as2_id) DO NOTHING",
     )
     .bind(&partner.as2_id)
@@ -174,6 +179,7 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
     .bind(stored.digests.unwrap_or_default())
     .bind(stored.ciphers.unwrap_or_default())
     .bind(Json(outbound_tls))
+    .bind(partner.edifact_charset.as_str())
     .execute(&mut *tx)
     .await?
     .rows_affected();
@@ -263,6 +269,7 @@ async fn update_row(
              digests = coalesce($10, digests),
              ciphers = coalesce($11, ciphers),
              outbound_tls = coalesce($12, outbound_tls),
+             edifact_charset = coalesce($13, edifact_charset),
              updated_at = now()
          WHERE as2_id = $1",
     )
@@ -278,6 +285,7 @@ async fn update_row(
     .bind(&stored.digests)
     .bind(&stored.ciphers)
     .bind(outbound_tls.map(Json))
+    .bind(update.edifact_charset.map(CharsetPolicy::as_str))
     .execute(&mut *conn)
     .await?
     .rows_affected();

@@ -5,7 +5,9 @@ const SAMPLE: &str = include_str!("../../../../fixtures/edifact/invoic-eancom-d9
 fn printed(input: &str) -> String {
     let mut out = Vec::new();
     let mut tally = Tally::default();
-    let report = check::evaluate_each(input.as_bytes(), &mut |i| tally.add(&i));
+    let report = check::evaluate_each_with(input.as_bytes(), &Options::default(), &mut |m| {
+        tally.add(&m)
+    });
     print_check(Path::new("f.edi"), &report, &tally, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
@@ -75,7 +77,7 @@ fn check_prints_warnings_and_accepts() {
     assert!(text.contains("warning: segment 27"), "{text}");
     assert!(text.contains("[BR-CO-10]"), "{text}");
     assert!(
-        text.ends_with("accepted: 1 invoice(s), 2 warning(s)\n"),
+        text.ends_with("accepted: 1 invoice(s), 1 message(s), 2 warning(s)\n"),
         "{text}"
     );
 }

@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use clap::Args;
+use edihub_edifact::charset::CharsetPolicy;
 use edihub_outbound_tls::OutboundTls;
 use edihub_partners::options;
 use edihub_partners::store::{self, NewPartner, PartnerUpdate};
@@ -97,6 +98,11 @@ pub struct PartnerOptions {
         requires = "outbound_tls_client_certificate"
     )]
     outbound_tls_client_key: Option<PathBuf>,
+    /// How strictly the partner's EDIFACT is held to the repertoire its UNB declares:
+    /// `tolerant` (the default with `add`) reads a byte outside it that is printable in
+    /// ISO 8859-1 as such and warns; `strict` rejects the interchange.
+    #[arg(long, value_name = "POLICY")]
+    edifact_charset: Option<CharsetPolicy>,
     /// With `update`: outbound HTTPS back to the platform's roots, no client certificate.
     #[arg(long, conflicts_with_all = [
         "outbound_tls_ca", "outbound_tls_fingerprints",
@@ -182,6 +188,7 @@ impl PartnerOptions {
         let outbound_tls = self.outbound_tls()?;
         Ok(NewPartner {
             outbound_tls,
+            edifact_charset: self.edifact_charset.unwrap_or_default(),
             tls_client_fingerprints: tls_fingerprints(
                 &self.tls_client_fingerprints,
                 &self.tls_client_certificates,
@@ -217,6 +224,7 @@ impl PartnerOptions {
         };
         Ok(PartnerUpdate {
             outbound_tls,
+            edifact_charset: self.edifact_charset,
             name: self.name,
             require_signature: self.require_signature,
             require_encryption: self.require_encryption,

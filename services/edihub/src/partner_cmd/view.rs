@@ -83,6 +83,7 @@ impl<'a> PartnerView<'a> {
             "digests": self.policy.digests.iter().map(|d| d.as_str()).collect::<Vec<_>>(),
             "ciphers": self.policy.ciphers.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
             "outbound_tls": row.outbound_tls.0,
+            "edifact_charset": row.edifact_charset,
             "certificates": self.certificates.iter().map(certificate_json).collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(Warning::json).collect::<Vec<_>>(),
         })
@@ -129,6 +130,7 @@ impl<'a> PartnerView<'a> {
         );
         println!("digests:                    {}", self.digests());
         println!("ciphers:                    {}", self.ciphers());
+        println!("EDIFACT charset:            {}", row.edifact_charset);
         let tls = &row.outbound_tls.0;
         println!("outbound TLS server:        {}", server_trust(&tls.server));
         match &tls.client {
