@@ -299,3 +299,20 @@ fn damaged_interchanges_still_get_a_contrl_that_parses() {
     }
     assert!(checked > sound.len() * 4, "only {checked} CONTRLs built");
 }
+
+/// A tolerant acceptance with charset warnings is a positive CONTRL; strict, the same
+/// interchange is rejected.
+#[test]
+fn a_tolerant_acceptance_with_charset_warnings_is_acknowledged_positively() {
+    let input = include_str!("../../../fixtures/edifact/charset-unoa-lower-case.edi")
+        .replace("+EH000414'", "+EH000414++++1'");
+    let report = evaluate(input.as_bytes());
+    assert!(!report.warnings.is_empty());
+    let tolerant = build(&report, &params()).expect("UNB asks for one");
+    assert_eq!(tolerant.action, Action::Accepted, "{}", tolerant.text);
+    let strict = Options {
+        charset: CharsetPolicy::Strict,
+    };
+    let rejected = build(&evaluate_with(input.as_bytes(), &strict), &params()).expect("asked");
+    assert_eq!(rejected.action, Action::Rejected, "{}", rejected.text);
+}
