@@ -57,6 +57,7 @@ invoice_canonical = "{canonical}"
 inbound_rejected = "{rejected}"
 acknowledgement_issued = "{acknowledged}"
 message_parsed = "{parsed}"
+outbound_status = "{outbound}"
 dead_letter = "{dead}"
 [s3]
 bucket = "{bucket}"
@@ -77,6 +78,7 @@ retry_base_ms = 100
         rejected = topics.inbound_rejected,
         acknowledged = topics.acknowledgement_issued,
         parsed = topics.message_parsed,
+        outbound = topics.outbound_status,
         dead = topics.dead_letter,
         bucket = app.store.bucket(),
     );

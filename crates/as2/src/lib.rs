@@ -32,6 +32,7 @@ pub mod message;
 pub mod mic;
 mod mime;
 pub mod obs_fold;
+pub mod receipt;
 pub mod receipt_url;
 pub mod smime;
 

@@ -30,6 +30,8 @@ pub struct TopicSettings {
     pub acknowledgement_issued: String,
     /// Every message of an accepted interchange, of any type (`EdiMessageParsed`).
     pub message_parsed: String,
+    /// Each state change of an outbound message (`OutboundStatusChanged`).
+    pub outbound_status: String,
     /// Where consumers put events they could not handle after their retries, with the
     /// error in the record headers (`edihub_error`, `edihub_consumer`, ...).
     pub dead_letter: String,
@@ -37,13 +39,14 @@ pub struct TopicSettings {
 
 impl TopicSettings {
     /// Every topic the hub writes to, for creating them (`edihub init`, tests).
-    pub fn all(&self) -> [&str; 6] {
+    pub fn all(&self) -> [&str; 7] {
         [
             &self.inbound_received,
             &self.invoice_canonical,
             &self.inbound_rejected,
             &self.acknowledgement_issued,
             &self.message_parsed,
+            &self.outbound_status,
             &self.dead_letter,
         ]
     }
@@ -57,6 +60,7 @@ impl Default for TopicSettings {
             inbound_rejected: "edi.inbound.rejected".into(),
             acknowledgement_issued: "edi.acknowledgement.issued".into(),
             message_parsed: "edi.message.parsed".into(),
+            outbound_status: "edi.outbound.status".into(),
             dead_letter: "edi.dead-letter".into(),
         }
     }

@@ -9,6 +9,7 @@
 
 pub mod live;
 pub mod options;
+pub mod outbound;
 pub mod store;
 
 use edihub_as2::{AlgorithmPolicy, Certificate, Identity, PartnerSecurity};
@@ -56,6 +57,8 @@ pub struct Partnership {
     pub outbound_tls: edihub_outbound_tls::OutboundTls,
     /// How strictly its EDIFACT is held to the declared repertoire.
     pub edifact_charset: edihub_edifact::charset::CharsetPolicy,
+    /// How the hub sends to it; `None`: it sends nothing.
+    pub outbound: Option<outbound::OutboundPartnership>,
 }
 
 impl Partnership {
@@ -212,6 +215,7 @@ impl Directory {
                 outbound_tls: file_outbound_tls(partner)?,
                 edifact_charset: options::charset_policy(partner.edifact_charset.as_deref())
                     .map_err(invalid)?,
+                outbound: None,
             };
             if directory
                 .partners

@@ -90,6 +90,7 @@ impl PartnerRow {
             algorithms: options::algorithms(self.min_rsa_bits()?, &self.digests, &self.ciphers)?,
             outbound_tls: self.outbound_tls.0.clone(),
             edifact_charset: options::charset_policy(Some(&self.edifact_charset))?,
+            outbound: None,
         })
     }
 
