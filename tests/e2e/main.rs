@@ -12,6 +12,7 @@ mod large;
 mod limits;
 mod message_types;
 mod metrics;
+mod outbound;
 mod outbox_admin;
 mod partners;
 mod path;

@@ -479,3 +479,178 @@ async fn bad_partnership_options_are_refused_precisely_and_store_nothing() {
         "unchanged"
     );
 }
+
+#[tokio::test]
+async fn outbound_settings_set_with_the_cli_are_stored_normalised_changed_and_removed() {
+    let app = spawn_app().await;
+    let cert = fixture_path("as2/partner-a.crt");
+    let cert = cert.to_str().unwrap_or_default();
+    // Refused precisely, and nothing stored.
+    let refusals: [(&[&str], &str); 5] = [
+        (
+            &[
+                "--cert",
+                cert,
+                "--outbound-url",
+                "ftp://as2.newcomer.example/",
+            ],
+            "outbound url \"ftp://as2.newcomer.example/\": only http and https",
+        ),
+        (
+            &[
+                "--cert",
+                cert,
+                "--outbound-url",
+                "https://as2.newcomer.example/",
+                "--outbound-sign",
+                "md5",
+            ],
+            "outbound sign \"md5\": unknown digest",
+        ),
+        (
+            &[
+                "--cert",
+                cert,
+                "--outbound-url",
+                "https://as2.newcomer.example/",
+                "--outbound-mdn",
+                "async",
+            ],
+            "outbound mdn = async needs async_mdn_url",
+        ),
+        (
+            &["--outbound-url", "https://as2.newcomer.example/"],
+            "outbound encrypt aes256: the partnership has no certificate",
+        ),
+        (
+            &["--cert", cert, "--outbound-sign", "none"],
+            "outbound settings need a url",
+        ),
+    ];
+    for (flags, expected) in refusals {
+        let mut args = vec!["partner", "add", NEWCOMER];
+        args.extend(flags);
+        let stderr = edihub_refused(&app, &args);
+        assert!(stderr.contains(expected), "{flags:?}: {stderr}");
+    }
+    assert_eq!(app.count("SELECT count(*) FROM partner").await, 0);
+
+    let added = edihub_json(
+        &app,
+        &[
+            "partner",
+            "add",
+            NEWCOMER,
+            "--cert",
+            cert,
+            "--outbound-url",
+            "https://AS2.newcomer.example/in",
+            "--outbound-sign",
+            "SHA512",
+            "--outbound-mdn",
+            "async",
+            "--outbound-async-mdn-url",
+            "https://hub.example/as2",
+            "--outbound-max-attempts",
+            "3",
+        ],
+    );
+    assert_eq!(
+        added["outbound"],
+        serde_json::json!({
+            "url": "https://as2.newcomer.example/in", "hub_as2_id": null,
+            "sign": "sha-512", "encrypt": "aes256", "compress": false,
+            "mdn": "async", "mdn_signed": "sha-256", "async_mdn_url": "https://hub.example/as2",
+            "timeout_ms": 30000, "mdn_timeout_ms": 1200000, "max_attempts": 3,
+            "base_backoff_ms": 30000, "max_backoff_ms": 3600000,
+        })
+    );
+    assert_eq!(edihub_json(&app, &["partner", "show", NEWCOMER]), added);
+    let shown = edihub(&app, &["partner", "show", NEWCOMER]);
+    assert!(
+        shown.contains("outbound URL:               https://as2.newcomer.example/in"),
+        "{shown}"
+    );
+
+    // Changing some fields keeps the others; a bad change leaves the row as it was.
+    let stderr = edihub_refused(
+        &app,
+        &["partner", "update", NEWCOMER, "--outbound-timeout-ms", "0"],
+    );
+    assert!(
+        stderr.contains("outbound timeout_ms 0: must be at least 1"),
+        "{stderr}"
+    );
+    let stderr = edihub_refused(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--remove-cert",
+            &added["certificates"][0]["sha256"]
+                .as_str()
+                .unwrap_or_default()[..16],
+        ],
+    );
+    assert!(stderr.contains("no certificate to encrypt to"), "{stderr}");
+    assert_eq!(
+        edihub_json(&app, &["partner", "show", NEWCOMER]),
+        added,
+        "unchanged"
+    );
+    let updated = edihub_json(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--outbound-mdn",
+            "sync",
+            "--outbound-compress",
+            "true",
+        ],
+    );
+    let outbound = &updated["outbound"];
+    assert_eq!(outbound["mdn"], "sync");
+    assert_eq!(outbound["async_mdn_url"], serde_json::Value::Null);
+    assert_eq!(outbound["compress"], true);
+    assert_eq!(outbound["sign"], "sha-512", "kept");
+    assert_eq!(outbound["max_attempts"], 3, "kept");
+
+    let plain = edihub_json(
+        &app,
+        &[
+            "partner",
+            "update",
+            NEWCOMER,
+            "--outbound-mdn",
+            "none",
+            "--outbound-encrypt",
+            "none",
+        ],
+    );
+    assert_eq!(plain["outbound"]["mdn_signed"], serde_json::Value::Null);
+    let kinds: Vec<_> = plain["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"outbound_no_mdn"), "{plain}");
+    assert!(kinds.contains(&"outbound_unencrypted"), "{plain}");
+    assert!(!kinds.contains(&"outbound_unsigned"), "{plain}");
+
+    let removed = edihub_json(&app, &["partner", "update", NEWCOMER, "--no-outbound"]);
+    assert_eq!(removed["outbound"], serde_json::Value::Null);
+    let shown = edihub(&app, &["partner", "show", NEWCOMER]);
+    assert!(
+        shown.contains("outbound:                   - (the hub sends nothing)"),
+        "{shown}"
+    );
+    let stderr = edihub_refused(
+        &app,
+        &["partner", "update", NEWCOMER, "--outbound-sign", "none"],
+    );
+    assert!(stderr.contains("outbound settings need a url"), "{stderr}");
+}

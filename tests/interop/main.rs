@@ -6,6 +6,8 @@
 //! pyas2lib runs in the venv that `bash deploy/stack.sh up` makes (`$EDIHUB_VENV`, default
 //! `~/.cache/edihub/venv`); without it these tests fail, they never skip.
 
+mod receiving;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use edihub_as2::{Disposition, DispositionError, Mic};

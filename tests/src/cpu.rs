@@ -87,6 +87,52 @@ pub fn thread_cpu_time() -> Duration {
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
+/// The CPU time (user and system, all threads) process `pid` has used so far, with that
+/// of its children that exited and were reaped. `None` when it cannot be read: the
+/// process is gone, or lives on another machine or in another container.
+pub fn process_time(pid: u32) -> Option<Duration> {
+    read_stat(Path::new(&format!("/proc/{pid}/stat"))).map(|s| s.with_reaped_children())
+}
+
+/// The PostgreSQL server's CPU time so far: its postmaster, background processes and
+/// every backend, including backends that exited. `pool` is any pool to that server.
+/// `None` when the server's processes cannot be seen from here.
+pub async fn postgres_server_time(pool: &PgPool) -> Option<Duration> {
+    let backend: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(pool)
+        .await
+        .ok()?;
+    postgres_time(backend as u32)
+}
+
+/// The processes of this machine whose command name (`/proc/<pid>/comm`: the executable's
+/// or script's file name, at most 15 bytes) is `name` and whose command line contains
+/// `needle` (an empty one matches every command line), in ascending pid order: e.g. the
+/// broker listening on one address among several brokers.
+pub fn processes_named(name: &str, needle: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let read = |file: &str| std::fs::read(format!("/proc/{pid}/{file}")).ok();
+            let comm = read("comm").map(|c| String::from_utf8_lossy(&c).trim_end().to_owned());
+            comm.as_deref() == Some(name)
+                && read("cmdline").is_some_and(|c| command_line(&c).contains(needle))
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// `/proc/<pid>/cmdline` (arguments separated and ended by NUL) as one line.
+fn command_line(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    text.trim_end_matches('\0').replace('\0', " ")
+}
+
 /// The fields of `/proc/<pid>/stat` used here, in clock ticks.
 struct ProcStat {
     ppid: u32,
@@ -196,6 +242,27 @@ mod tests {
     fn a_truncated_line_is_not_misread() {
         assert!(parse_stat("4242 (x) S 17 4242").is_none());
         assert!(parse_stat("no parenthesis at all").is_none());
+    }
+
+    #[test]
+    fn a_command_line_reads_as_its_arguments_separated_by_spaces() {
+        assert_eq!(
+            command_line(b"/bin/tansu\0broker\0--listener-url\0tcp://127.0.0.1:9092\0"),
+            "/bin/tansu broker --listener-url tcp://127.0.0.1:9092"
+        );
+        assert_eq!(command_line(b""), "");
+    }
+
+    #[test]
+    fn this_process_is_found_by_its_name_and_its_time_read() {
+        let own = std::process::id();
+        let comm = std::fs::read_to_string("/proc/self/comm").expect("/proc/self/comm");
+        let found = processes_named(comm.trim_end(), "");
+        assert!(found.contains(&own), "{own} not in {found:?}");
+        let needle = "no command line holds this: 6b1f0e";
+        assert!(!processes_named(comm.trim_end(), needle).contains(&own));
+        assert!(process_time(own).is_some());
+        assert!(process_time(u32::MAX).is_none(), "no such pid");
     }
 
     #[test]

@@ -3,13 +3,18 @@
 //!
 //! The MIC is compared with the algorithm the MDN names when it is one the sender
 //! accepts: peers (pyas2lib among them) compute it with the signature's digest even when
-//! another micalg was asked for. An unsigned MDN may carry no MIC.
+//! another micalg was asked for. The MIC may be missing only where it proves nothing: from
+//! an unsigned MDN when no signed one was asked for, or for a message we did not sign
+//! (pyas2lib computes no MIC for those, and without our signature the MIC binds nothing).
+//! For a signed message, a signed receipt must carry it: it is the sender's proof of
+//! what was received.
 
-use crate::mdn::Disposition;
+use crate::mdn::{Disposition, DispositionWarning};
 use crate::mic::{Mic, MicAlg};
 use crate::smime::VerifiedMdn;
 
-/// What the sender knows of the message it sent.
+/// What the sender knows of the message it sent ([`crate::SecureMessage::sent_message`]
+/// builds it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SentMessage {
     /// The Message-ID sent, without angle brackets.
@@ -20,8 +25,20 @@ pub struct SentMessage {
     pub expected_mic: Mic,
     /// A signed MDN was asked for.
     pub signed_mdn_requested: bool,
-    /// Digests the sender accepts a MIC in.
+    /// We signed the message.
+    pub message_signed: bool,
+    /// Digests the sender accepts a MIC in, besides `expected_mic`'s.
     pub accepted_mic_algs: Vec<MicAlg>,
+}
+
+/// An MDN that is the receipt wanted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    /// The MIC the partner reported, which matched; `None` only where a MIC proves
+    /// nothing (see the module docs).
+    pub mic: Option<Mic>,
+    /// `processed/warning`: the partner took the message, with this remark.
+    pub warning: Option<DispositionWarning>,
 }
 
 /// Why an MDN is not the receipt wanted.
@@ -35,28 +52,69 @@ pub enum ReceiptProblem {
     Refused(String),
     #[error("MIC mismatch: the partner computed {reported}, we computed {expected}")]
     MicMismatch { reported: String, expected: String },
+    #[error(
+        "MIC mismatch: the partner computed its MIC with {reported}, which we do not accept (we accept {accepted})"
+    )]
+    MicAlgNotAccepted { reported: String, accepted: String },
     #[error("the MDN carries no Received-Content-MIC")]
     NoMic,
 }
 
-/// Checks `mdn` against `sent`; the MIC the partner reported when it matched.
-pub fn check_receipt(sent: &SentMessage, mdn: &VerifiedMdn) -> Result<Option<Mic>, ReceiptProblem> {
+/// Checks `mdn` against `sent`, in the order a sender cares: signed as asked, for this
+/// message, not refused, then the MIC.
+pub fn check_receipt(sent: &SentMessage, mdn: &VerifiedMdn) -> Result<Receipt, ReceiptProblem> {
     if sent.signed_mdn_requested && !mdn.signed {
         return Err(ReceiptProblem::Unsigned);
     }
     let report = &mdn.report;
     if report.original_message_id != sent.message_id {
-        return Err(ReceiptProblem::OtherMessage(report.original_message_id.clone()));
+        return Err(ReceiptProblem::OtherMessage(
+            report.original_message_id.clone(),
+        ));
     }
-    if let Disposition::Failed(error) = report.disposition {
-        return Err(ReceiptProblem::Refused(error.as_str().to_owned()));
+    let warning = match &report.disposition {
+        Disposition::Processed => None,
+        Disposition::Warning(warning) => Some(*warning),
+        Disposition::Failed(error) => {
+            return Err(ReceiptProblem::Refused(error.as_str().to_owned()));
+        }
+    };
+    let mic = match &report.received_content_mic {
+        Some(mic) => Some(check_mic(sent, mic)?),
+        None if !sent.message_signed || (!mdn.signed && !sent.signed_mdn_requested) => None,
+        None => return Err(ReceiptProblem::NoMic),
+    };
+    Ok(Receipt { mic, warning })
+}
+
+/// The reported MIC when it is, in an accepted algorithm, the digest of what we sent.
+fn check_mic(sent: &SentMessage, reported: &Mic) -> Result<Mic, ReceiptProblem> {
+    let expected = if reported.alg == sent.expected_mic.alg {
+        sent.expected_mic.clone()
+    } else if sent.accepted_mic_algs.contains(&reported.alg) {
+        Mic::compute(reported.alg, &sent.mic_content)
+    } else {
+        return Err(ReceiptProblem::MicAlgNotAccepted {
+            reported: reported.alg.as_str().to_owned(),
+            accepted: accepted_names(sent),
+        });
+    };
+    if *reported != expected {
+        return Err(ReceiptProblem::MicMismatch {
+            reported: reported.header_value(),
+            expected: expected.header_value(),
+        });
     }
-    match &report.received_content_mic {
-        Some(mic) if *mic == sent.expected_mic => Ok(Some(mic.clone())),
-        Some(mic) => Err(ReceiptProblem::MicMismatch {
-            reported: mic.header_value(),
-            expected: sent.expected_mic.header_value(),
-        }),
-        None => Err(ReceiptProblem::NoMic),
+    Ok(expected)
+}
+
+/// `expected_mic`'s algorithm and the other accepted ones, for the error message.
+fn accepted_names(sent: &SentMessage) -> String {
+    let mut names = vec![sent.expected_mic.alg.as_str()];
+    for alg in &sent.accepted_mic_algs {
+        if !names.contains(&alg.as_str()) {
+            names.push(alg.as_str());
+        }
     }
+    names.join(", ")
 }

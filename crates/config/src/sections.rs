@@ -1,7 +1,7 @@
 //! Settings sections. Every field has a default that matches DESIGN.md's local stack.
 
 use crate::Secret;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
@@ -207,6 +207,64 @@ pub struct PartnerSettings {
     /// as such and warns; `strict` rejects the interchange.
     #[serde(default)]
     pub edifact_charset: Option<String>,
+    /// How the hub sends AS2 messages to this partner (`[gateway.partners.outbound]`).
+    /// None (the default): the hub sends it nothing.
+    #[serde(default)]
+    pub outbound: Option<PartnerOutboundSettings>,
+}
+
+/// A partnership's outbound settings, as text: read by `edihub_partners::outbound`, which
+/// checks them (the same reader for the settings file and the database, which stores
+/// this form normalised). A field left out takes the secure default: signed with
+/// SHA-256, encrypted with AES-256, a signed synchronous MDN.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub struct PartnerOutboundSettings {
+    /// The partner's AS2 URL: `http` or `https`, without user info.
+    pub url: String,
+    /// Which of the hub's identities sends (AS2-From, and the signing key). None: the
+    /// main one (`gateway.hub_as2_id`).
+    #[serde(default)]
+    pub hub_as2_id: Option<String>,
+    /// The signature's digest (`sha256`, `sha-512`, ...) or `none` (unsigned). Signing
+    /// needs a key for the sending identity. Default `sha-256`.
+    #[serde(default)]
+    pub sign: Option<String>,
+    /// The cipher to encrypt with (`aes256`, `aes128-gcm`, `3des`, ...) or `none`; the
+    /// hub encrypts to the partner's first certificate, so one is needed. Default
+    /// `aes256`.
+    #[serde(default)]
+    pub encrypt: Option<String>,
+    /// Compress (RFC 5402) before signing. Default false.
+    #[serde(default)]
+    pub compress: bool,
+    /// The MDN asked for: `none` (a 2xx answer delivers), `sync` (in the HTTP answer,
+    /// the default) or `async` (POSTed later to `async_mdn_url`).
+    #[serde(default)]
+    pub mdn: Option<String>,
+    /// The MDN's signature asked for: a digest (the micalg, default `sha-256`) or
+    /// `none` (an unsigned MDN).
+    #[serde(default)]
+    pub mdn_signed: Option<String>,
+    /// Where the partner is to POST asynchronous MDNs (the gateway's `/as2` as partners
+    /// reach it): required with `mdn = "async"`, and only then.
+    #[serde(default)]
+    pub async_mdn_url: Option<String>,
+    /// Time allowed for one POST (connect and answer), in milliseconds. Default 30000.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// How long an asynchronous MDN may take before the message is sent again (same
+    /// Message-ID), in milliseconds. Default 20 minutes.
+    #[serde(default)]
+    pub mdn_timeout_ms: Option<u64>,
+    /// Attempts in all (POSTs and resends) before the message is FAILED. Default 10.
+    #[serde(default)]
+    pub max_attempts: Option<u32>,
+    /// Wait before the first retry, doubling each time up to `max_backoff_ms`, in
+    /// milliseconds. Defaults 30 seconds and one hour.
+    #[serde(default)]
+    pub base_backoff_ms: Option<u64>,
+    #[serde(default)]
+    pub max_backoff_ms: Option<u64>,
 }
 
 /// Secure by default: a partnership in the file requires what it does not waive.

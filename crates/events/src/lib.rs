@@ -14,9 +14,11 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use uuid::Uuid;
 
+mod outbound;
 mod parsed;
 pub mod trace;
 
+pub use outbound::{OutboundState, OutboundStatusChanged, UnknownState};
 pub use parsed::{CharsetPolicy, EdiMessageParsed, Warning};
 
 /// Kafka record header names (CloudEvents binary mode, Kafka protocol binding).
@@ -46,6 +48,7 @@ pub mod event_types {
     pub const EDI_MESSAGE_REJECTED: &str = "EdiMessageRejected";
     pub const EDI_ACKNOWLEDGEMENT_ISSUED: &str = "EdiAcknowledgementIssued";
     pub const EDI_MESSAGE_PARSED: &str = "EdiMessageParsed";
+    pub const OUTBOUND_STATUS_CHANGED: &str = "OutboundStatusChanged";
 }
 
 /// Aggregate type of events about one received message.
@@ -152,6 +155,10 @@ pub fn payload_schemas() -> Vec<(&'static str, schemars::Schema)> {
         (
             "edi-message-parsed",
             schemars::schema_for!(EdiMessageParsed),
+        ),
+        (
+            "outbound-status-changed",
+            schemars::schema_for!(OutboundStatusChanged),
         ),
     ]
 }

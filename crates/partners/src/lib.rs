@@ -139,7 +139,8 @@ impl Directory {
 
     /// What the settings file says. Fails on anything that cannot be used: unreadable
     /// or unparsable files, a key that does not match its certificate, a partner listed
-    /// twice, encryption required without a hub key.
+    /// twice, encryption required without a hub key, outbound settings that do not read
+    /// or that sign as the main identity without its key or encrypt to no certificate.
     pub fn from_settings(settings: &GatewaySettings) -> Result<Directory, DirectoryError> {
         let keys = match (&settings.hub_certificate, &settings.hub_private_key) {
             (Some(cert), Some(key)) => Some(
@@ -194,6 +195,8 @@ impl Directory {
             let invalid = |e: options::OptionError| {
                 DirectoryError::Invalid(format!("partner {}: {e}", partner.as2_id))
             };
+            let outbound = outbound::of_partnership(partner.outbound.as_ref(), certificates.len())
+                .map_err(invalid)?;
             let partnership = Partnership {
                 as2_id: partner.as2_id.clone(),
                 name: partner.name.clone(),
@@ -215,8 +218,11 @@ impl Directory {
                 outbound_tls: file_outbound_tls(partner)?,
                 edifact_charset: options::charset_policy(partner.edifact_charset.as_deref())
                     .map_err(invalid)?,
-                outbound: None,
+                outbound,
             };
+            if let Some(problem) = directory.main_outbound_problem(&partnership, settings) {
+                return Err(DirectoryError::Invalid(problem));
+            }
             if directory
                 .partners
                 .insert(partner.as2_id.clone(), partnership)
@@ -266,7 +272,64 @@ impl Directory {
                 Err(e) => problems.push(format!("partner {}: {e}", row.as2_id)),
             }
         }
+        problems.extend(directory.drop_unusable_outbound(settings));
         Ok((directory, problems))
+    }
+
+    /// Why `partnership` cannot send as its hub identity, if it cannot: the identity is
+    /// not one of ours, or it signs and the identity has no key.
+    fn outbound_problem(
+        &self,
+        partnership: &Partnership,
+        settings: &GatewaySettings,
+    ) -> Option<String> {
+        let outbound = partnership.outbound.as_ref()?;
+        let sender = outbound.sending_identity(&settings.hub_as2_id);
+        let problem = match self.identities.get(sender) {
+            None => format!("outbound hub_as2_id {sender:?} is not one of the hub's identities"),
+            Some(identity) if outbound.sign.is_some() && identity.keys.is_none() => format!(
+                "outbound sign needs a key, but hub identity {sender} has none \
+                 (gateway.hub_private_key, or `edihub identity set`)"
+            ),
+            Some(_) => return None,
+        };
+        Some(format!("partner {}: {problem}", partnership.as2_id))
+    }
+
+    /// [`Self::outbound_problem`] for a file partnership sending as the main identity,
+    /// which the settings file alone decides. One naming another identity is judged
+    /// once the database's identities are read ([`Self::with_database`]).
+    fn main_outbound_problem(
+        &self,
+        partnership: &Partnership,
+        settings: &GatewaySettings,
+    ) -> Option<String> {
+        let outbound = partnership.outbound.as_ref()?;
+        if outbound.sending_identity(&settings.hub_as2_id) != settings.hub_as2_id {
+            return None;
+        }
+        self.outbound_problem(partnership, settings)
+    }
+
+    /// Removes the outbound settings that cannot be used with the identities now known
+    /// and says why: the partnership still receives, the hub sends it nothing.
+    fn drop_unusable_outbound(&mut self, settings: &GatewaySettings) -> Vec<String> {
+        let unusable: Vec<(String, String)> = self
+            .partners
+            .values()
+            .filter_map(|p| {
+                let problem = self.outbound_problem(p, settings)?;
+                Some((p.as2_id.clone(), problem))
+            })
+            .collect();
+        let mut problems = Vec::new();
+        for (as2_id, problem) in unusable {
+            if let Some(partnership) = self.partners.get_mut(&as2_id) {
+                partnership.outbound = None;
+            }
+            problems.push(format!("{problem}; outbound settings left out"));
+        }
+        problems
     }
 }
 

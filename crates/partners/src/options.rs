@@ -43,6 +43,46 @@ pub enum OptionError {
     ClientCertificateHalf,
     #[error("edifact_charset: {0}")]
     CharsetPolicy(#[from] UnknownCharsetPolicy),
+    #[error("outbound settings need a url (the partner's AS2 URL)")]
+    OutboundNoUrl,
+    #[error("outbound {option} {url:?}: {problem}")]
+    OutboundUrl {
+        option: &'static str,
+        /// Redacted: without a password it may hold.
+        url: String,
+        problem: &'static str,
+    },
+    #[error(
+        "outbound {option} {name:?}: unknown digest (known: {}, or none)",
+        known_digests()
+    )]
+    OutboundDigest { option: &'static str, name: String },
+    #[error(
+        "outbound encrypt {name:?}: unknown cipher (known: {}, or none)",
+        known_ciphers()
+    )]
+    OutboundCipher { name: String },
+    #[error("outbound mdn {name:?}: not none, sync or async")]
+    OutboundMdn { name: String },
+    #[error("outbound mdn = async needs async_mdn_url (where the partner is to POST the MDN)")]
+    OutboundAsyncMdnUrlMissing,
+    #[error("outbound async_mdn_url is only for mdn = async (mdn is {mdn})")]
+    OutboundAsyncMdnUrlUnused { mdn: &'static str },
+    #[error("outbound mdn_signed is only for an MDN (mdn is none)")]
+    OutboundMdnSignedUnused,
+    #[error("outbound {option} 0: must be at least 1")]
+    OutboundZero { option: &'static str },
+    #[error("outbound base_backoff_ms {base} is more than max_backoff_ms {max}")]
+    OutboundBackoff { base: u64, max: u64 },
+    #[error(
+        "outbound hub_as2_id {id:?}: 1 to 128 printable ASCII characters, no surrounding spaces"
+    )]
+    OutboundHubId { id: String },
+    #[error(
+        "outbound encrypt {cipher}: the partnership has no certificate to encrypt to \
+         (add one, or encrypt = none)"
+    )]
+    OutboundNoCertificate { cipher: &'static str },
 }
 
 fn known_digests() -> String {
@@ -189,6 +229,13 @@ pub fn outbound_tls(
         _ => return Err(OptionError::ClientCertificateHalf),
     };
     Ok(OutboundTls { server, client })
+}
+
+/// Whether `text` can be an AS2 name (RFC 4130 6.2: 1 to 128 printable ASCII
+/// characters; edihub also refuses surrounding spaces).
+pub fn is_as2_id(text: &str) -> bool {
+    let printable = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+    !text.is_empty() && text.len() <= 128 && printable && text.trim() == text
 }
 
 /// `strict` or `tolerant` (case and surrounding blanks ignored); none or blank: tolerant.

@@ -1,7 +1,35 @@
 //! A partnership's outbound settings: how the hub sends AS2 messages to the partner
 //! (issue 16). `None` on a [`crate::Partnership`]: the hub sends nothing to it.
+//!
+//! Both sources write them as `edihub_config::PartnerOutboundSettings` (text and
+//! numbers): the settings file's `[gateway.partners.outbound]`, and the database's
+//! `partner.outbound` column, which holds that form normalised. [`parse`] reads either,
+//! so they accept exactly the same spellings; [`changes`] is how `partner update`
+//! changes some fields of a stored one.
 
+pub mod changes;
+mod parse;
+
+pub use changes::OutboundChanges;
+pub use parse::{normalized, parse};
+
+use crate::options::OptionError;
 use edihub_as2::{Encryption, MicAlg};
+use edihub_config::PartnerOutboundSettings;
+
+/// A partnership's outbound settings, read by [`parse`] and checked against the number
+/// of its certificates (encrypting needs one).
+pub fn of_partnership(
+    settings: Option<&PartnerOutboundSettings>,
+    certificates: usize,
+) -> Result<Option<OutboundPartnership>, OptionError> {
+    let Some(settings) = settings else {
+        return Ok(None);
+    };
+    let outbound = parse(settings)?;
+    outbound.check_certificates(certificates)?;
+    Ok(Some(outbound))
+}
 
 /// How documents (and CONTRLs) are sent to one partner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +55,7 @@ pub struct OutboundPartnership {
     pub mdn_timeout_ms: u64,
     /// Attempts in all (POSTs and resends) before the message is FAILED.
     pub max_attempts: u32,
+    /// The wait before the first retry, doubling after each up to `max_backoff_ms`.
     pub base_backoff_ms: u64,
     pub max_backoff_ms: u64,
 }
@@ -65,5 +94,10 @@ impl OutboundPartnership {
             base_backoff_ms: 30_000,
             max_backoff_ms: 60 * 60 * 1000,
         }
+    }
+
+    /// The hub identity that sends: `hub_as2_id`, or else `main` (`gateway.hub_as2_id`).
+    pub fn sending_identity<'a>(&'a self, main: &'a str) -> &'a str {
+        self.hub_as2_id.as_deref().unwrap_or(main)
     }
 }

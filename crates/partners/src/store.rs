@@ -7,6 +7,7 @@
 
 mod certificates;
 mod identities;
+mod outbound;
 mod partners;
 
 pub use certificates::{
@@ -14,10 +15,12 @@ pub use certificates::{
     unix_time, warnings,
 };
 pub use identities::{list_identities, remove_identity, set_identity};
+pub use outbound::OutboundUpdate;
 pub use partners::{NewPartner, PartnerUpdate, add_partner, remove_partner, update_partner};
 
 use crate::Partnership;
 use crate::options::{self, OptionError};
+
 use sqlx::PgPool;
 
 /// The channel the `partners_notify` triggers signal on commit.
@@ -66,6 +69,8 @@ pub struct PartnerRow {
     pub outbound_tls: sqlx::types::Json<edihub_outbound_tls::OutboundTls>,
     /// `strict` or `tolerant` (a CHECK constraint keeps it so).
     pub edifact_charset: String,
+    /// Normalised when written (`outbound::normalized`); `None`: the hub sends nothing.
+    pub outbound: Option<sqlx::types::Json<edihub_config::PartnerOutboundSettings>>,
 }
 
 impl PartnerRow {
@@ -80,7 +85,6 @@ impl PartnerRow {
         Ok(Partnership {
             as2_id: self.as2_id.clone(),
             name: self.name.clone(),
-            certificates,
             require_signature: self.require_signature,
             require_encryption: self.require_encryption,
             allow_expired: self.allow_expired_certificates,
@@ -90,7 +94,11 @@ impl PartnerRow {
             algorithms: options::algorithms(self.min_rsa_bits()?, &self.digests, &self.ciphers)?,
             outbound_tls: self.outbound_tls.0.clone(),
             edifact_charset: options::charset_policy(Some(&self.edifact_charset))?,
-            outbound: None,
+            outbound: crate::outbound::of_partnership(
+                self.outbound.as_ref().map(|json| &json.0),
+                certificates.len(),
+            )?,
+            certificates,
         })
     }
 
@@ -162,9 +170,7 @@ fn check_async_mdn_url(entry: &str) -> Result<(), StoreError> {
 }
 
 fn check_as2_id(as2_id: &str) -> Result<(), StoreError> {
-    // RFC 4130 6.2: 1 to 128 printable ASCII characters.
-    let printable = as2_id.bytes().all(|b| (0x20..0x7f).contains(&b));
-    if as2_id.is_empty() || as2_id.len() > 128 || !printable || as2_id.trim() != as2_id {
+    if !options::is_as2_id(as2_id) {
         return Err(StoreError::Invalid(format!(
             "AS2 id {as2_id:?}: 1 to 128 printable ASCII characters, no surrounding spaces"
         )));
@@ -182,7 +188,7 @@ const SELECT_PARTNERS: &str = "
     SELECT p.as2_id, p.name, p.require_signature, p.require_encryption,
            p.allow_expired_certificates, p.async_mdn_urls, p.async_mdn_allowed_networks,
            p.tls_client_fingerprints, p.min_rsa_bits, p.digests, p.ciphers, p.outbound_tls,
-           p.edifact_charset,
+           p.edifact_charset, p.outbound,
            coalesce(array_agg(c.certificate_pem ORDER BY c.position)
                     FILTER (WHERE c.sha256 IS NOT NULL), '{}') AS certificates
     FROM partner p LEFT JOIN partner_certificate c ON c.partner_as2_id = p.as2_id";

@@ -280,3 +280,170 @@ fn database_options_reach_the_partnership_and_a_bad_one_leaves_the_row_out() {
         "{problems:?}"
     );
 }
+
+fn outbound(url: &str) -> edihub_config::PartnerOutboundSettings {
+    edihub_config::PartnerOutboundSettings {
+        url: url.into(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn file_outbound_settings_are_read_and_checked_against_the_partnership() {
+    let mut s = settings();
+    s.partners[0].outbound = Some(outbound("https://a.example/as2"));
+    let directory = Directory::from_settings(&s).unwrap();
+    let sent = directory.partner("A").unwrap().outbound.as_ref().unwrap();
+    assert_eq!(
+        *sent,
+        outbound::OutboundPartnership::new("https://a.example/as2".into())
+    );
+
+    let mut s = settings();
+    s.partners[0].outbound = Some(edihub_config::PartnerOutboundSettings {
+        sign: Some("md5".into()),
+        ..outbound("https://a.example/as2")
+    });
+    let error = Directory::from_settings(&s).unwrap_err().to_string();
+    assert!(
+        error.starts_with("partner A: outbound sign \"md5\""),
+        "{error}"
+    );
+
+    // Signing needs the hub's key; encrypting needs the partner's certificate.
+    let mut s = settings();
+    (s.hub_certificate, s.hub_private_key) = (None, None);
+    s.partners[0].require_encryption = false;
+    s.partners[0].outbound = Some(outbound("https://a.example/as2"));
+    let error = Directory::from_settings(&s).unwrap_err().to_string();
+    assert!(
+        error.contains("outbound sign needs a key, but hub identity EDIHUB"),
+        "{error}"
+    );
+    let mut s = settings();
+    s.partners[0].certificates.clear();
+    s.partners[0].outbound = Some(outbound("https://a.example/as2"));
+    let error = Directory::from_settings(&s).unwrap_err().to_string();
+    assert!(
+        error.contains("outbound encrypt aes256: the partnership has no certificate"),
+        "{error}"
+    );
+    // Nothing to sign with, nothing to encrypt to: plain sending is allowed.
+    s.partners[0].outbound = Some(edihub_config::PartnerOutboundSettings {
+        sign: Some("none".into()),
+        encrypt: Some("none".into()),
+        ..outbound("http://a.example/as2")
+    });
+    (s.hub_certificate, s.hub_private_key) = (None, None);
+    s.partners[0].require_encryption = false;
+    assert!(
+        Directory::from_settings(&s)
+            .unwrap()
+            .partner("A")
+            .unwrap()
+            .outbound
+            .is_some()
+    );
+}
+
+#[test]
+fn database_outbound_settings_are_read_as_the_file_ones_and_unusable_ones_reported() {
+    let row = |as2_id: &str, settings: edihub_config::PartnerOutboundSettings| store::PartnerRow {
+        as2_id: as2_id.into(),
+        certificates: vec![pem("partner-b.crt")],
+        outbound: Some(sqlx::types::Json(settings)),
+        ..Default::default()
+    };
+    let as_eu = edihub_config::PartnerOutboundSettings {
+        hub_as2_id: Some("EDIHUB-EU".into()),
+        mdn: Some("none".into()),
+        ..outbound("https://b.example/as2")
+    };
+    let as_nobody = edihub_config::PartnerOutboundSettings {
+        hub_as2_id: Some("NOBODY".into()),
+        ..outbound("https://c.example/as2")
+    };
+    let mut no_certificate = row("D", outbound("https://d.example/as2"));
+    no_certificate.certificates.clear();
+    let rows = store::DirectoryRows {
+        identities: vec![store::IdentityRow {
+            as2_id: "EDIHUB-EU".into(),
+            certificate_pem: pem("hub.crt"),
+            private_key_pem: pem("hub.key"),
+        }],
+        partners: vec![row("B", as_eu), row("C", as_nobody), no_certificate],
+    };
+    let (directory, problems) = Directory::with_database(&settings(), &rows).unwrap();
+    let b = directory.partner("B").unwrap().outbound.as_ref().unwrap();
+    assert_eq!(b.sending_identity("EDIHUB"), "EDIHUB-EU");
+    assert_eq!(b.mdn, outbound::MdnRequest::None);
+    // An identity that is not ours: the partnership receives, but sends nothing.
+    assert!(directory.partner("C").unwrap().outbound.is_none());
+    assert!(
+        directory.partner("D").is_none(),
+        "encrypting to no certificate"
+    );
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.starts_with(
+            "partner C: outbound hub_as2_id \"NOBODY\" is not one of the hub's identities"
+        )),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("outbound encrypt aes256")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn the_settings_file_takes_outbound_settings_as_a_table_under_each_partner() {
+    #[derive(serde::Deserialize)]
+    struct File {
+        gateway: GatewaySettings,
+    }
+    let text = format!(
+        r#"
+        [gateway]
+        hub_certificate = "{hub_crt}"
+        hub_private_key = "{hub_key}"
+
+        [[gateway.partners]]
+        as2_id = "A"
+        certificates = ["{partner_crt}"]
+
+        [gateway.partners.outbound]
+        url = "https://a.example/as2"
+        encrypt = "aes128"
+        mdn = "async"
+        mdn_signed = "sha512"
+        async_mdn_url = "https://hub.example/as2"
+        max_attempts = 5
+
+        [[gateway.partners]]
+        as2_id = "B"
+        require_encryption = false
+        "#,
+        hub_crt = fixture("hub.crt").display(),
+        hub_key = fixture("hub.key").display(),
+        partner_crt = fixture("partner-a.crt").display(),
+    );
+    let path = std::env::temp_dir().join(format!("edihub-outbound-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let file: Result<File, _> = edihub_config::load_from(Some(&path), |_| None);
+    std::fs::remove_file(&path).unwrap();
+    let directory = Directory::from_settings(&file.unwrap().gateway).unwrap();
+    let a = directory.partner("A").unwrap().outbound.as_ref().unwrap();
+    assert_eq!(a.encrypt, Some(edihub_as2::Encryption::Aes128Cbc));
+    assert_eq!(a.max_attempts, 5);
+    assert_eq!(
+        a.mdn,
+        outbound::MdnRequest::Async {
+            signed: Some(edihub_as2::MicAlg::Sha512),
+            return_url: "https://hub.example/as2".into()
+        }
+    );
+    assert!(directory.partner("B").unwrap().outbound.is_none());
+}

@@ -4,6 +4,7 @@
 mod commands;
 mod edifact_cmd;
 mod inbox_cmd;
+mod outbound_cmd;
 mod outbox_cmd;
 mod partner_cmd;
 
@@ -77,6 +78,12 @@ enum Command {
         #[command(subcommand)]
         command: outbox_cmd::OutboxCommand,
     },
+    /// Messages the hub sends to partners (outbound AS2): send, list, show, cancel,
+    /// resend.
+    Outbound {
+        #[command(subcommand)]
+        command: outbound_cmd::OutboundCommand,
+    },
     /// Inbox housekeeping.
     Inbox {
         #[command(subcommand)]
@@ -140,6 +147,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Edifact { command } => edifact_cmd::run(command),
         Command::Outbox { command } => outbox_cmd::run(&settings, command).await,
+        Command::Outbound { command } => outbound_cmd::run(&settings, command).await,
         Command::Inbox { command } => inbox_cmd::run(&settings, command).await,
         Command::Partner { command } => partner_cmd::run_partner(&settings, command).await,
         Command::Identity { command } => partner_cmd::run_identity(&settings, command).await,

@@ -1,8 +1,14 @@
-//! Wiring of the outbox relay: the only process that publishes to Kafka.
+//! Wiring of the outbox relay: the only process that publishes to Kafka, and the
+//! sender of outbound AS2 messages (a second relay, on the `as2-outbound` channel).
 
-use edihub_config::{DatabaseSettings, KafkaSettings, RelaySettings};
+mod outbound;
+
+pub use outbound::OutboundRelay;
+
+use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings, RelaySettings};
 use edihub_kafka::KafkaPublisher;
 use edihub_metrics::component;
+use edihub_outbound::SenderSettings;
 use edihub_outbox::Relay;
 use serde::Deserialize;
 use std::time::Duration;
@@ -14,6 +20,11 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub kafka: KafkaSettings,
     pub relay: RelaySettings,
+    /// The outbound sender: retry, timeouts, proxy (`[outbound]`).
+    pub outbound: SenderSettings,
+    /// Read for the hub's identities and the file's partnerships (the same
+    /// `[gateway]` section the gateway reads), which the outbound sender uses.
+    pub gateway: GatewaySettings,
     /// Where `/metrics`, `/health` and `/ready` are served (port 0 picks one).
     #[serde(default = "default_ops_listen")]
     pub ops_listen: String,
@@ -29,13 +40,15 @@ impl Default for Settings {
             database: Default::default(),
             kafka: Default::default(),
             relay: Default::default(),
+            outbound: Default::default(),
+            gateway: Default::default(),
             ops_listen: default_ops_listen(),
         }
     }
 }
 
-/// Builds the relay (fails fast on bad settings) and runs it until `shutdown`; the
-/// batch in flight is finished and the producer flushed before returning.
+/// Builds the relays (fails fast on bad settings) and runs them until `shutdown`; the
+/// batches in flight are finished and the producer flushed before returning.
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
     let pool = edihub_db::pool(&settings.database)?;
     let publisher = KafkaPublisher::new(&settings.kafka)?;
@@ -43,12 +56,21 @@ pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Res
     let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
         edihub_outbox::admin::refresh_gauges(&pool).await
     });
+    let outbound = match settings.outbound.enabled {
+        true => Some(OutboundRelay::build(&settings, pool.clone()).await?),
+        false => None,
+    };
     let relay = Relay::new(pool, publisher.clone(), settings.relay);
     // The producer is flushed after a clean stop only: on an error the process exits.
     let work = {
         let shutdown = shutdown.clone();
         async move {
-            let stopped = relay.run(shutdown).await;
+            let sending = async {
+                if let Some(outbound) = outbound {
+                    outbound.run(shutdown.clone()).await;
+                }
+            };
+            let (stopped, ()) = tokio::join!(relay.run(shutdown.clone()), sending);
             stopped.inspect(|()| publisher.flush(Duration::from_secs(10)))
         }
     };

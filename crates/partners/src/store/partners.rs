@@ -1,8 +1,10 @@
 //! Writing partnerships: `partner` and `partner_certificate`, checked first.
 
 use super::certificates::{self, CertificateInfo, read_certificates};
+use super::outbound::{self, OutboundUpdate};
 use super::{StoreError, check_as2_id, check_async_mdn_url, now_unix};
 use crate::options::{self, OptionError};
+use edihub_config::PartnerOutboundSettings;
 use edihub_edifact::charset::CharsetPolicy;
 use edihub_outbound_tls::OutboundTls;
 use sqlx::types::Json;
@@ -31,6 +33,9 @@ pub struct NewPartner {
     /// Built with `options::outbound_tls`, which checks it; checked again here.
     pub outbound_tls: OutboundTls,
     pub edifact_charset: CharsetPolicy,
+    /// How the hub sends to the partner, as text (see `crate::outbound`); `None`: it
+    /// sends nothing. Checked and normalised when written.
+    pub outbound: Option<PartnerOutboundSettings>,
 }
 
 impl Default for NewPartner {
@@ -51,6 +56,7 @@ impl Default for NewPartner {
             ciphers: Vec::new(),
             outbound_tls: OutboundTls::default(),
             edifact_charset: CharsetPolicy::default(),
+            outbound: None,
         }
     }
 }
@@ -78,6 +84,7 @@ pub struct PartnerUpdate {
     /// Replaces the whole outbound TLS setting.
     pub outbound_tls: Option<OutboundTls>,
     pub edifact_charset: Option<CharsetPolicy>,
+    pub outbound: Option<OutboundUpdate>,
 }
 
 /// The five options as the database stores them: checked and normalised.
@@ -157,14 +164,15 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
     )?;
     let outbound_tls = checked_outbound_tls(&partner.outbound_tls)?;
     let certificates = checked_certificates(&partner.certificates, partner.store_expired)?;
+    let outbound = outbound::checked(partner.outbound.as_ref(), certificates.len())?;
     let mut tx = pool.begin().await?;
     let inserted = sqlx::query(
         "INSERT INTO partner (as2_id, name, require_signature, require_encryption,
                               allow_expired_certificates, async_mdn_urls,
                               async_mdn_allowed_networks, tls_client_fingerprints,
                               min_rsa_bits, digests, ciphers, outbound_tls,
-                              edifact_charset)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                              edifact_charset, outbound)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
          ON CONFLICT (as2_id) DO NOTHING",
     )
     .bind(&partner.as2_id)
@@ -180,6 +188,7 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
     .bind(stored.ciphers.unwrap_or_default())
     .bind(Json(outbound_tls))
     .bind(partner.edifact_charset.as_str())
+    .bind(outbound.map(Json))
     .execute(&mut *tx)
     .await?
     .rows_affected();
@@ -245,6 +254,12 @@ pub async fn update_partner(
     .fetch_one(&mut *tx)
     .await?;
     insert_certificates(&mut tx, as2_id, &added, next).await?;
+    if let Some(change) = &update.outbound {
+        outbound::apply(&mut tx, as2_id, change).await?;
+    }
+    if update.outbound.is_some() || !update.remove_certificates.is_empty() {
+        outbound::check_certificates(&mut tx, as2_id).await?;
+    }
     tx.commit().await?;
     Ok(())
 }

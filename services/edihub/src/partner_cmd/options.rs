@@ -1,6 +1,8 @@
 //! The flags `partner add` and `partner update` share, turned into the store's
 //! [`NewPartner`] and [`PartnerUpdate`].
 
+mod outbound;
+
 use anyhow::Context;
 use clap::Args;
 use edihub_edifact::charset::CharsetPolicy;
@@ -109,6 +111,9 @@ pub struct PartnerOptions {
         "outbound_tls_client_certificate", "outbound_tls_client_key",
     ])]
     outbound_tls_defaults: bool,
+    // Boxed: the command enum stays small (clippy's large_enum_variant).
+    #[command(flatten)]
+    outbound: Box<outbound::OutboundOptions>,
 }
 
 pub fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
@@ -188,6 +193,7 @@ impl PartnerOptions {
         let outbound_tls = self.outbound_tls()?;
         Ok(NewPartner {
             outbound_tls,
+            outbound: self.outbound.into_new()?,
             edifact_charset: self.edifact_charset.unwrap_or_default(),
             tls_client_fingerprints: tls_fingerprints(
                 &self.tls_client_fingerprints,
@@ -224,6 +230,7 @@ impl PartnerOptions {
         };
         Ok(PartnerUpdate {
             outbound_tls,
+            outbound: self.outbound.into_update(),
             edifact_charset: self.edifact_charset,
             name: self.name,
             require_signature: self.require_signature,

@@ -84,6 +84,7 @@ impl<'a> PartnerView<'a> {
             "ciphers": self.policy.ciphers.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
             "outbound_tls": row.outbound_tls.0,
             "edifact_charset": row.edifact_charset,
+            "outbound": row.outbound.as_ref().map(|json| &json.0),
             "certificates": self.certificates.iter().map(certificate_json).collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(Warning::json).collect::<Vec<_>>(),
         })
@@ -141,6 +142,7 @@ impl<'a> PartnerView<'a> {
             ),
             None => println!("outbound TLS client:        -"),
         }
+        print_outbound(row.outbound.as_ref().map(|json| &json.0));
         println!("certificates:               {}", self.certificates.len());
         for (i, c) in self.certificates.iter().enumerate() {
             let role = if i == 0 { " (encryption)" } else { "" };
@@ -222,6 +224,43 @@ fn partnership_warnings(row: &PartnerRow, no_certificate: bool, hub_key: bool) -
              (gateway.hub_private_key)",
         ));
     }
+    if let Some(outbound) = &row.outbound {
+        warnings.extend(outbound_warnings(&outbound.0, hub_key));
+    }
+    warnings
+}
+
+/// What the outbound settings give up that the secure default would not.
+fn outbound_warnings(
+    outbound: &edihub_config::PartnerOutboundSettings,
+    hub_key: bool,
+) -> Vec<Warning> {
+    let none = |field: &Option<String>| field.as_deref() == Some("none");
+    let mut warnings = Vec::new();
+    if none(&outbound.sign) {
+        warnings.push(Warning::about_partnership(
+            "outbound_unsigned",
+            "sends unsigned messages: the partner cannot tell that they come from the hub",
+        ));
+    } else if !hub_key {
+        warnings.push(Warning::about_partnership(
+            "outbound_no_hub_key",
+            "signs what it sends, but neither the database nor this settings file has a hub \
+             key: nothing can be sent unless the gateway's settings name one",
+        ));
+    }
+    if none(&outbound.encrypt) {
+        warnings.push(Warning::about_partnership(
+            "outbound_unencrypted",
+            "sends unencrypted messages: their content crosses the network readable",
+        ));
+    }
+    if none(&outbound.mdn) {
+        warnings.push(Warning::about_partnership(
+            "outbound_no_mdn",
+            "asks for no MDN: a 2xx answer counts as delivered, without proof of receipt",
+        ));
+    }
     warnings
 }
 
@@ -237,4 +276,42 @@ fn server_trust(trust: &edihub_outbound_tls::ServerTrust) -> String {
         }
         ServerTrust::Pinned { sha256 } => format!("pinned sha256 {}", sha256.join(", ")),
     }
+}
+
+/// The outbound setting as stored (normalised, so every field is there).
+fn print_outbound(outbound: Option<&edihub_config::PartnerOutboundSettings>) {
+    let Some(o) = outbound else {
+        println!("outbound:                   - (the hub sends nothing)");
+        return;
+    };
+    let text = |t: &Option<String>| t.clone().unwrap_or_else(|| "-".to_owned());
+    let number = |n: Option<u64>| n.map_or("-".to_owned(), |n| n.to_string());
+    println!("outbound URL:               {}", o.url);
+    println!(
+        "outbound as:                {}",
+        o.hub_as2_id.as_deref().unwrap_or("the main hub identity")
+    );
+    println!("outbound sign:              {}", text(&o.sign));
+    println!("outbound encrypt:           {}", text(&o.encrypt));
+    println!("outbound compress:          {}", o.compress);
+    println!(
+        "outbound MDN:               {} (signed: {}){}",
+        text(&o.mdn),
+        text(&o.mdn_signed),
+        o.async_mdn_url
+            .as_ref()
+            .map(|url| format!(" to {url}"))
+            .unwrap_or_default()
+    );
+    println!(
+        "outbound timeouts:          {} ms per POST, {} ms for an async MDN",
+        number(o.timeout_ms),
+        number(o.mdn_timeout_ms)
+    );
+    println!(
+        "outbound attempts:          {} (backoff {} ms doubling to {} ms)",
+        number(o.max_attempts.map(u64::from)),
+        number(o.base_backoff_ms),
+        number(o.max_backoff_ms)
+    );
 }

@@ -1,0 +1,42 @@
+//! Outbound AS2 (issue 16): the messages the hub sends to partners.
+//!
+//! [`OutboundStore`] owns the `outbound_message` table. [`OutboundStore::queue`] writes
+//! a message, its delivery row on the outbox channel [`CHANNEL`] and its first
+//! `OutboundStatusChanged` event in one transaction; every later change of state (by
+//! the sender, `cancel` or `resend`) writes its event in the transaction of the change,
+//! under the message's id as aggregate, so subscribers see a message's changes in order.
+//!
+//! A [`Relay`](edihub_outbox::Relay) for [`CHANNEL`] with an [`OutboundSender`] as its
+//! publisher builds each message as its partnership's outbound settings say, POSTs it
+//! and judges the answer ([`verdict`]): a synchronous MDN ends it `delivered` or
+//! `failed`, an asynchronous one leaves it `sent`. Transport errors and 5xx answers are
+//! retried with the relay's backoff; after the last attempt the message is `failed`.
+//!
+//! Not here yet: asynchronous MDNs arriving at the gateway (a `sent` message stays
+//! `sent`), the Kafka `edi.outbound.requested` source, sending CONTRLs.
+
+mod build;
+mod delivery;
+mod outcome;
+mod post;
+mod sender;
+mod settings;
+mod store;
+pub mod verdict;
+
+pub use build::{BuildError, Built, build_message, message_id};
+pub use delivery::{
+    DELIVERY_AGGREGATE_TYPE, DELIVERY_EVENT_TYPE, OutboundDelivery, delivery_event,
+};
+pub use edihub_events::OutboundState;
+pub use post::PostError;
+pub use sender::OutboundSender;
+pub use settings::SenderSettings;
+pub use store::{Filter, NewOutbound, OutboundMessage, OutboundStore, StoreError, status_event};
+
+/// The outbox channel of delivery rows (the outbox's CHECK names it too: migration
+/// 20261204000015).
+pub const CHANNEL: &str = "as2-outbound";
+
+/// `aggregate_type` of the `OutboundStatusChanged` events.
+pub const AGGREGATE_TYPE: &str = "OutboundMessage";

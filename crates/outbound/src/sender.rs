@@ -1,0 +1,217 @@
+//! The publisher of the `as2-outbound` channel: builds, POSTs and judges each row's
+//! message, and records the outcome.
+//!
+//! The outcome is committed (with its status event) before the relay marks the row
+//! SENT. A relay that dies in between publishes the row again; the message is then no
+//! longer `queued`, so nothing is POSTed twice for one outcome.
+
+use crate::build::{Parts, build_message};
+use crate::outcome::{Posted, settle};
+use crate::post;
+use crate::store::Change;
+use crate::verdict::{self, Answer};
+use crate::{OutboundDelivery, OutboundMessage, OutboundState, OutboundStore, SenderSettings};
+use edihub_mdn_delivery::Clients;
+use edihub_outbox::{OutboxRecord, PublishError, Publisher};
+use edihub_partners::live::LiveDirectory;
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::Instrument as _;
+use uuid::Uuid;
+
+/// Sends outbound messages for the relay of [`crate::CHANNEL`].
+pub struct OutboundSender {
+    store: OutboundStore,
+    directory: Arc<LiveDirectory>,
+    clients: Clients,
+    max_attempts: i32,
+}
+
+/// What one delivery row came to, before it is recorded.
+enum Outcome {
+    /// Nothing to do: the message is no longer queued (cancelled, or done already).
+    Skip,
+    /// It cannot be sent as things are (no partnership, no key): failed, not tried.
+    Unsendable(String),
+    /// A POST was made, or tried.
+    Attempted(Change),
+}
+
+impl OutboundSender {
+    /// Fails when `settings.proxy` is not a usable proxy URL.
+    pub fn new(
+        store: OutboundStore,
+        directory: Arc<LiveDirectory>,
+        settings: &SenderSettings,
+    ) -> Result<Self, edihub_mdn_delivery::DeliveryError> {
+        Ok(Self {
+            store,
+            directory,
+            clients: Clients::new(&settings.client_settings())?,
+            max_attempts: settings.retry.max_attempts,
+        })
+    }
+
+    async fn deliver(&self, record: &OutboxRecord) -> Result<(), PublishError> {
+        let delivery =
+            OutboundDelivery::deserialize(&record.payload).map_err(PublishError::permanent)?;
+        let id = delivery.outbound_id;
+        let span = tracing::info_span!(
+            "outbound", outbound_id = %id, partner = %delivery.partner,
+            attempt = record.attempts + 1,
+        );
+        async {
+            let message = self.store.show(id).await.map_err(PublishError::new)?;
+            let outcome = match message {
+                Some(message) if message.state == OutboundState::Queued => {
+                    self.attempt(record, &message).await?
+                }
+                _ => Outcome::Skip,
+            };
+            self.record(id, outcome).await
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Records `outcome`; an error asks the relay to retry the row.
+    async fn record(&self, id: Uuid, outcome: Outcome) -> Result<(), PublishError> {
+        let change = match outcome {
+            Outcome::Skip => return Ok(()),
+            Outcome::Unsendable(reason) => {
+                tracing::warn!(%reason, "outbound message cannot be sent");
+                Change::unsendable(reason)
+            }
+            Outcome::Attempted(change) => change,
+        };
+        let retry = change.to == OutboundState::Queued;
+        let reason = change.reason().map(str::to_owned);
+        let applied = self
+            .store
+            .apply(id, &change)
+            .await
+            .map_err(PublishError::new)?;
+        match (applied, retry, reason) {
+            // Not applied: cancelled meanwhile. The cancel wins, nothing to retry.
+            (None, _, _) => Ok(()),
+            (Some(_), true, Some(reason)) => Err(PublishError::new(RetryLater(reason))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Builds, POSTs and judges `message`; an error (the payload could not be read)
+    /// asks the relay to retry the row.
+    async fn attempt(
+        &self,
+        record: &OutboxRecord,
+        message: &OutboundMessage,
+    ) -> Result<Outcome, PublishError> {
+        let directory = self.directory.current();
+        let Some(partnership) = directory.partner(&message.partner_as2_id) else {
+            return Ok(Outcome::Unsendable(format!(
+                "no partnership {}",
+                message.partner_as2_id
+            )));
+        };
+        let Some(outbound) = &partnership.outbound else {
+            return Ok(Outcome::Unsendable(format!(
+                "partnership {} has no outbound settings",
+                message.partner_as2_id
+            )));
+        };
+        let Some(identity) = directory.identity(&message.hub_as2_id) else {
+            return Ok(Outcome::Unsendable(format!(
+                "no hub identity {}",
+                message.hub_as2_id
+            )));
+        };
+        let Some(payload) = self
+            .store
+            .payload(message.id)
+            .await
+            .map_err(PublishError::new)?
+        else {
+            return Ok(Outcome::Skip);
+        };
+        let parts = Parts {
+            hub_as2_id: &message.hub_as2_id,
+            partner: &message.partner_as2_id,
+            message_id: &message.as2_message_id,
+            subject: message.filename.as_deref().unwrap_or("EDI message"),
+            content_type: &message.content_type,
+            payload: &payload,
+        };
+        let boundary = format!("----=_edihub_{}", Uuid::new_v4().simple());
+        let now = chrono::Utc::now().timestamp();
+        let built = match build_message(
+            &parts,
+            outbound,
+            identity.keys.as_ref(),
+            &partnership.certificates,
+            &boundary,
+            now,
+        ) {
+            Ok(built) => built,
+            Err(error) => return Ok(Outcome::Unsendable(error.to_string())),
+        };
+        let mic_expected = Some(built.sent.expected_mic.header_value());
+        let timeout = Duration::from_millis(outbound.timeout_ms);
+        let answer = post::post(
+            &self.clients,
+            partnership,
+            &outbound.url,
+            built.message,
+            timeout,
+        )
+        .await;
+        let posted = match answer {
+            Err(error) => Posted::NoAnswer(error),
+            Ok(response) => {
+                let answer = Answer {
+                    status: response.status,
+                    content_type: &response.content_type,
+                    body: &response.body,
+                };
+                let certificates = &partnership.certificates;
+                let verdict = verdict::judge(&answer, &outbound.mdn, &built.sent, certificates);
+                Posted::Answered {
+                    verdict,
+                    mdn: (response.content_type, response.body),
+                }
+            }
+        };
+        let attempt_no = record.attempts + 1;
+        let last = attempt_no >= self.max_attempts.min(attempts_cap(outbound.max_attempts));
+        let (to, attempt) = settle(posted, last, attempt_no, mic_expected);
+        log_outcome(to, attempt.error.as_deref());
+        Ok(Outcome::Attempted(Change::attempted(to, attempt)))
+    }
+}
+
+/// A partnership's attempts, as the relay counts them.
+fn attempts_cap(max_attempts: u32) -> i32 {
+    i32::try_from(max_attempts).unwrap_or(i32::MAX).max(1)
+}
+
+fn log_outcome(to: OutboundState, error: Option<&str>) {
+    match (to, error) {
+        (OutboundState::Delivered, _) => tracing::info!("outbound message delivered"),
+        (OutboundState::Sent, _) => tracing::info!("outbound message sent, MDN to come"),
+        (OutboundState::Queued, error) => tracing::warn!(error, "outbound POST failed; retried"),
+        (state, error) => tracing::warn!(%state, error, "outbound message not delivered"),
+    }
+}
+
+/// A retry the relay schedules with its backoff; the reason is the row's `last_error`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct RetryLater(String);
+
+impl Publisher for OutboundSender {
+    async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), PublishError>> {
+        // One partner's slow server must not hold the others back.
+        let deliveries = records.iter().map(|record| self.deliver(record));
+        futures::future::join_all(deliveries).await
+    }
+}

@@ -1,0 +1,167 @@
+//! Whole-path benchmark (not a test): the four services run as release processes on the
+//! local stack, signed and encrypted INVOIC messages are posted over AS2, and each is
+//! followed until it is archived and transformed. It prints end-to-end messages/s, the
+//! latencies POST -> MDN, -> archived and -> transformed, the CPU per message of every
+//! process (the services, PostgreSQL with all its backends, and apart, the broker and S3
+//! stand-ins), the machine's busy share, and the RSA reference `openssl speed` gives in
+//! the same run.
+//!
+//!     bash deploy/stack.sh up
+//!     cargo build --release --bins     # the bench runs these binaries; it builds none
+//!     cargo bench -p edihub-tests --bench whole_path
+//!
+//! (A bench cannot run cargo itself: cargo holds the target directory's lock while it
+//! runs the bench.) Each run has its own database (dropped at the end), topics, bucket
+//! and consumer groups. After a warm-up (EDIHUB_BENCH_WARMUP, 20 messages) that lets
+//! the consumers join their groups, two phases of EDIHUB_BENCH_MESSAGES (600) each:
+//! a closed loop at EDIHUB_BENCH_CONCURRENCY (8) concurrent, then an open loop at
+//! EDIHUB_BENCH_RATE (100) messages/s. EDIHUB_BENCH_RUST_LOG sets the services' log
+//! filter (info,sqlx=warn); their logs stay in the folder printed first.
+//!
+//! Latencies end at the `now()` the consumer's transaction stamped its row with
+//! (`archive_record.archived_at`, `canonical_invoice.created_at`): when that
+//! transaction began, a few milliseconds before its commit (the archive consumer's S3
+//! PUT lies in between). A phase's CPU is read from `/proc` when its last message is
+//! done, so the bench's own progress queries (two counts every 100 ms) are in
+//! PostgreSQL's figure, and the machine is shared: "other processes" is what ran
+//! besides the hub, the stack and this bench.
+
+// The crate root's modules resolve beside it, in benches/, where other benches live.
+#[path = "whole_path/hub.rs"]
+mod hub;
+#[path = "whole_path/load.rs"]
+mod load;
+#[path = "whole_path/meter.rs"]
+mod meter;
+#[path = "whole_path/report.rs"]
+mod report;
+#[path = "whole_path/services.rs"]
+mod services;
+
+use hub::Hub;
+use load::{Partner, Posted, Sender};
+use meter::Meter;
+use report::Phase;
+use services::{SERVICES, Services};
+use sqlx::PgPool;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+// The allocator the services run with, for the load generator too.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let messages = env_number("EDIHUB_BENCH_MESSAGES", 600_usize).max(1);
+    let concurrency = env_number("EDIHUB_BENCH_CONCURRENCY", 8_usize).max(1);
+    let rate = env_number("EDIHUB_BENCH_RATE", 100.0_f64).max(0.1);
+    let warmup = env_number("EDIHUB_BENCH_WARMUP", 20_usize).max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+
+    let hub = Hub::create(&SERVICES).await;
+    let logs = std::env::temp_dir().join(format!("edihub-whole-path-{}", hub.suffix));
+    println!("whole path: service logs in {}", logs.display());
+    // Started on this (the main) thread: see the death signal in services.rs. The
+    // gateway must take the open loop's backlog without answering 429.
+    let services = Services::start(&hub, &logs, concurrency.max(1024)).await;
+    let meter = Meter::new(&services.pids(), &hub.kafka.brokers);
+
+    let built = Instant::now();
+    let partner = Partner::load();
+    let warm = partner.prepare(0, warmup, &hub.suffix);
+    let closed = partner.prepare(warmup, messages, &hub.suffix);
+    let open = partner.prepare(warmup + messages, messages, &hub.suffix);
+    println!(
+        "prepared {} signed (SHA-256) + encrypted (AES-256-CBC, RSA-2048) INVOIC messages in {:.1} s",
+        warmup + 2 * messages,
+        built.elapsed().as_secs_f64()
+    );
+    let sender = Sender::new(&hub.as2_url, &partner);
+
+    let warmed = sender.closed(warm, concurrency).await;
+    if let Some(failure) = warmed.iter().find_map(|p| p.failure.as_ref()) {
+        panic!("warm-up message not accepted: {failure}");
+    }
+    wait_until_done(&hub.pool, warmed.len()).await;
+
+    let mut done = warmed.len();
+    let mut phases = Vec::new();
+    let detail = format!("{messages} messages, {concurrency} concurrent");
+    let load = sender.closed(closed, concurrency);
+    let phase = measure(&hub, &meter, ("closed loop", detail), done, load).await;
+    done += phase.accepted();
+    phases.push(phase);
+    let detail = format!("{messages} messages offered at {rate} per second");
+    let load = sender.open(open, rate);
+    phases.push(measure(&hub, &meter, ("open loop", detail), done, load).await);
+    drop(services); // before openssl speed, which then has the cores to itself
+
+    println!();
+    println!(
+        "Whole path (4 services as release processes, {cores} cores, a shared machine: figures are noisy)"
+    );
+    for phase in &phases {
+        phase.print();
+    }
+    report::print_cpu(&phases);
+    report::print_rsa_reference(&phases);
+    hub.drop_database().await;
+}
+
+/// Runs `load` (posting one phase's messages), waits until every message it got
+/// accepted is archived and transformed (`before` were already), and returns the
+/// phase's figures.
+async fn measure(
+    hub: &Hub,
+    meter: &Meter,
+    (name, detail): (&'static str, String),
+    before: usize,
+    load: impl Future<Output = Vec<Posted>>,
+) -> Phase {
+    let start = meter.read(&hub.pool).await;
+    let posted = load.await;
+    let accepted = posted.iter().filter(|p| p.failure.is_none()).count();
+    wait_until_done(&hub.pool, before + accepted).await;
+    let spent = meter.read(&hub.pool).await.since(&start, meter);
+    Phase {
+        name,
+        detail,
+        posted,
+        spent,
+        done: report::done(&hub.pool).await,
+    }
+}
+
+/// Polls until `expected` messages are archived and as many invoices transformed (the
+/// fixture holds one invoice per message). Panics with the counts when that takes
+/// longer than a minute plus 100 ms per message.
+async fn wait_until_done(pool: &PgPool, expected: usize) {
+    let timeout = Duration::from_secs(60) + Duration::from_millis(100) * expected as u32;
+    let deadline = Instant::now() + timeout;
+    let expected = expected as i64;
+    loop {
+        let (archived, transformed): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT count(*) FROM archive_record), (SELECT count(*) FROM canonical_invoice)",
+        )
+        .fetch_one(pool)
+        .await
+        .expect("progress query");
+        if archived >= expected && transformed >= expected {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "after {timeout:?}: {archived} archived and {transformed} transformed of {expected} \
+             (see the service logs)"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

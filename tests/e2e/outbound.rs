@@ -1,0 +1,342 @@
+//! Outbound AS2 (issue 16), hub to hub over loopback: the test hub queues a file with
+//! `edihub outbound send`, the outbox relay's sender POSTs it to a second hub's gateway
+//! (the receiving partner, which knows the sender's identity and certificate), and the
+//! synchronous signed MDN decides the outcome.
+
+use edihub_config::{GatewaySettings, PartnerSettings};
+use edihub_events::{OutboundState, OutboundStatusChanged};
+use edihub_tests::{HUB, TestApp, fixture_path, spawn_app, spawn_app_with, wait_for};
+use outbox_relay::OutboundRelay;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// The receiving hub's AS2 name.
+const RECEIVER: &str = "PARTNER-HUB";
+const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
+
+/// A second hub that receives from `HUB`: its own identity is partner-a's key, and it
+/// verifies `HUB`'s signatures with `sender_certificate`.
+async fn receiving_hub(listen: &str, sender_certificate: &str) -> TestApp {
+    let listen = listen.to_owned();
+    let certificate = fixture_path(sender_certificate);
+    spawn_app_with(move |gateway: &mut GatewaySettings| {
+        gateway.listen = listen;
+        gateway.hub_as2_id = RECEIVER.into();
+        gateway.hub_certificate = Some(fixture_path("as2/partner-a.crt"));
+        gateway.hub_private_key = Some(fixture_path("as2/partner-a.key"));
+        gateway.partners = vec![PartnerSettings {
+            as2_id: HUB.into(),
+            certificates: vec![certificate],
+            require_signature: true,
+            require_encryption: true,
+            ..Default::default()
+        }];
+    })
+    .await
+}
+
+/// The sending hub's settings file (for the CLI and the relay): its key, the receiving
+/// partner at `url` with the default outbound settings (signed, encrypted, a signed
+/// sync MDN), loopback allowed.
+fn sender_config(app: &TestApp, url: &str) -> PathBuf {
+    sender_config_with(app, url, "")
+}
+
+/// [`sender_config`] with more `[gateway.partners.outbound]` lines.
+fn sender_config_with(app: &TestApp, url: &str, outbound: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("edihub-outbound-{}.toml", app.suffix));
+    let text = format!(
+        r#"
+[database]
+url = "{database}"
+
+[kafka]
+brokers = "{brokers}"
+
+[kafka.topics]
+outbound_status = "{topic}"
+
+[outbound.retry]
+poll_interval_ms = 100
+base_backoff_ms = 1
+max_backoff_ms = 1
+max_attempts = 5
+
+[gateway]
+hub_as2_id = "{HUB}"
+hub_certificate = "{hub_crt}"
+hub_private_key = "{hub_key}"
+
+[[gateway.partners]]
+as2_id = "{RECEIVER}"
+certificates = ["{partner_crt}"]
+async_mdn_allowed_networks = ["127.0.0.0/8"]
+
+[gateway.partners.outbound]
+url = "{url}"
+{outbound}
+"#,
+        database = app.database.url.expose(),
+        brokers = app.kafka.brokers,
+        topic = app.kafka.topics.outbound_status,
+        hub_crt = fixture_path("as2/hub.crt").display(),
+        hub_key = fixture_path("as2/hub.key").display(),
+        partner_crt = fixture_path("as2/partner-a.crt").display(),
+    );
+    std::fs::write(&path, text).expect("write the settings file");
+    path
+}
+
+fn edihub(config: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(edihub_tests::service_binary("edihub"))
+        .args(args)
+        .env_clear()
+        .env("EDIHUB_CONFIG", config)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run edihub")
+}
+
+/// `edihub outbound send`: the queued message's id.
+fn queue(config: &Path) -> Uuid {
+    let file = fixture_path(INVOIC);
+    let file = file.to_str().expect("path");
+    let output = edihub(config, &["outbound", "send", "--to", RECEIVER, file]);
+    assert!(output.status.success(), "{output:?}");
+    let id = String::from_utf8_lossy(&output.stdout);
+    Uuid::parse_str(id.trim()).expect("the id on stdout")
+}
+
+async fn relay(config: &Path, app: &TestApp) -> OutboundRelay {
+    let settings: outbox_relay::Settings =
+        edihub_config::load_from(Some(config), |_| None).expect("relay settings");
+    OutboundRelay::build(&settings, app.pool.clone())
+        .await
+        .expect("outbound relay")
+}
+
+/// Steps the relay until message `id` leaves `queued`; its state, error, MIC reported.
+async fn sent_until_settled(relay: &OutboundRelay, app: &TestApp, id: Uuid) -> Settled {
+    wait_for(
+        "the outbound message to settle",
+        Duration::from_secs(30),
+        || async {
+            relay.step().await.expect("step");
+            let settled = settled(app, id).await;
+            (settled.state != "queued").then_some(settled)
+        },
+    )
+    .await
+}
+
+#[derive(Debug)]
+struct Settled {
+    state: String,
+    attempts: i32,
+    last_error: Option<String>,
+    mic_expected: Option<String>,
+    mic_reported: Option<String>,
+    as2_message_id: String,
+}
+
+async fn settled(app: &TestApp, id: Uuid) -> Settled {
+    let row: (
+        String,
+        i32,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        String,
+    ) = sqlx::query_as(
+        "SELECT state, attempts, last_error, mic_expected, mic_reported, as2_message_id
+             FROM outbound_message WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("outbound row");
+    Settled {
+        state: row.0,
+        attempts: row.1,
+        last_error: row.2,
+        mic_expected: row.3,
+        mic_reported: row.4,
+        as2_message_id: row.5,
+    }
+}
+
+async fn journaled(receiver: &TestApp, as2_message_id: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM edi_message WHERE as2_message_id = $1")
+        .bind(as2_message_id)
+        .fetch_one(&receiver.pool)
+        .await
+        .expect("count")
+}
+
+/// The status events of `id` on the topic, in order, once `count` arrived.
+async fn status_events(app: &TestApp, id: Uuid, count: usize) -> Vec<OutboundStatusChanged> {
+    app.drain_outbox().await;
+    let key = id.to_string();
+    let records = edihub_kafka::reader::read_until(
+        &app.kafka.brokers,
+        &app.kafka.topics.outbound_status,
+        Duration::from_secs(30),
+        |read| {
+            read.iter()
+                .filter(|r| r.key.as_deref() == Some(&key))
+                .count()
+                >= count
+        },
+    )
+    .await
+    .expect("read the status topic");
+    records
+        .iter()
+        .filter(|r| r.key.as_deref() == Some(&key))
+        .map(|r| serde_json::from_slice(&r.payload).expect("OutboundStatusChanged"))
+        .collect()
+}
+
+fn states(events: &[OutboundStatusChanged]) -> Vec<OutboundState> {
+    events.iter().map(|e| e.state).collect()
+}
+
+#[tokio::test]
+async fn a_queued_file_is_delivered_to_the_partner_with_its_mic_confirmed_and_resent_alike() {
+    let receiver = receiving_hub("127.0.0.1:0", "as2/hub.crt").await;
+    let sender = spawn_app().await;
+    let config = sender_config(&sender, &receiver.as2_url());
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let done = sent_until_settled(&relay, &sender, id).await;
+    assert_eq!(done.state, "delivered", "{done:?}");
+    assert_eq!(done.attempts, 1);
+    assert!(done.mic_reported.is_some());
+    assert_eq!(done.mic_reported, done.mic_expected);
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+
+    let shown = edihub(&config, &["outbound", "show", &id.to_string(), "--json"]);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).expect("show --json");
+    assert_eq!(shown["state"], "delivered");
+    assert!(
+        shown["mdn"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("processed")
+    );
+    let listed = edihub(
+        &config,
+        &["outbound", "list", "--state", "delivered", "--json"],
+    );
+    assert!(String::from_utf8_lossy(&listed.stdout).contains(&id.to_string()));
+
+    // A delivered message cannot be cancelled; it can be resent, under the same
+    // Message-ID, which the receiver recognises.
+    let cancel = edihub(&config, &["outbound", "cancel", &id.to_string()]);
+    assert!(!cancel.status.success(), "{cancel:?}");
+    let resend = edihub(&config, &["outbound", "resend", &id.to_string()]);
+    assert!(resend.status.success(), "{resend:?}");
+    let again = sent_until_settled(&relay, &sender, id).await;
+    assert_eq!(again.state, "delivered", "{again:?}");
+    assert_eq!(again.as2_message_id, done.as2_message_id);
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+
+    let events = status_events(&sender, id, 4).await;
+    use OutboundState::{Delivered, Queued};
+    assert_eq!(states(&events), [Queued, Delivered, Queued, Delivered]);
+    assert_eq!(events[1].previous_state, Some(Queued));
+    assert_eq!(events[1].mic, done.mic_reported);
+    assert!(
+        events
+            .iter()
+            .all(|e| e.as2_message_id == done.as2_message_id)
+    );
+}
+
+#[tokio::test]
+async fn a_partner_that_is_down_gets_the_message_once_it_is_up() {
+    // A free port, nobody listening: connections are refused until the partner starts.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let sender = spawn_app().await;
+    let config = sender_config(&sender, &format!("http://127.0.0.1:{port}/as2"));
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let report = relay.step().await.expect("step");
+    assert_eq!(report.retried, 1, "{report:?}");
+    let waiting = settled(&sender, id).await;
+    assert_eq!(waiting.state, "queued");
+    assert_eq!(waiting.attempts, 1);
+    assert!(waiting.last_error.is_some());
+
+    let receiver = receiving_hub(&format!("127.0.0.1:{port}"), "as2/hub.crt").await;
+    let done = sent_until_settled(&relay, &sender, id).await;
+    assert_eq!(done.state, "delivered", "{done:?}");
+    assert!(done.attempts >= 2);
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+}
+
+#[tokio::test]
+async fn an_error_mdn_fails_the_message_with_the_partners_reason() {
+    // The receiver expects another key for HUB: our signature fails its check.
+    let receiver = receiving_hub("127.0.0.1:0", "as2/partner-b.crt").await;
+    let sender = spawn_app().await;
+    let config = sender_config(&sender, &receiver.as2_url());
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let done = sent_until_settled(&relay, &sender, id).await;
+    assert_eq!(done.state, "failed", "{done:?}");
+    let error = done.last_error.unwrap_or_default();
+    assert!(error.contains("refused"), "{error}");
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 0);
+    let events = status_events(&sender, id, 2).await;
+    assert_eq!(
+        states(&events),
+        [OutboundState::Queued, OutboundState::Failed]
+    );
+    assert_eq!(events[1].reason.as_deref(), Some(error.as_str()));
+}
+
+#[tokio::test]
+async fn a_cancelled_message_is_never_posted() {
+    let receiver = receiving_hub("127.0.0.1:0", "as2/hub.crt").await;
+    let sender = spawn_app().await;
+    let config = sender_config(&sender, &receiver.as2_url());
+    let id = queue(&config);
+    let cancel = edihub(&config, &["outbound", "cancel", &id.to_string()]);
+    assert!(cancel.status.success(), "{cancel:?}");
+
+    let relay = relay(&config, &sender).await;
+    let report = relay.step().await.expect("step");
+    assert_eq!(report.sent, 1, "the delivery row is done with: {report:?}");
+    let after = settled(&sender, id).await;
+    assert_eq!(after.state, "cancelled");
+    assert_eq!(after.attempts, 0);
+    assert_eq!(journaled(&receiver, &after.as2_message_id).await, 0);
+    let resend = edihub(&config, &["outbound", "resend", &id.to_string()]);
+    assert!(
+        !resend.status.success(),
+        "a cancelled message is not resent"
+    );
+}
+
+#[tokio::test]
+async fn without_an_mdn_asked_for_a_2xx_delivers() {
+    let receiver = receiving_hub("127.0.0.1:0", "as2/hub.crt").await;
+    let sender = spawn_app().await;
+    let config = sender_config_with(&sender, &receiver.as2_url(), r#"mdn = "none""#);
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let done = sent_until_settled(&relay, &sender, id).await;
+    assert_eq!(done.state, "delivered", "{done:?}");
+    assert_eq!(done.mic_reported, None);
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+}
