@@ -1,9 +1,10 @@
 //! Outbound AS2 (issue 16), hub to hub over loopback: the test hub queues a file with
 //! `edihub outbound send`, the outbox relay's sender POSTs it to a second hub's gateway
 //! (the receiving partner, which knows the sender's identity and certificate), and the
-//! synchronous signed MDN decides the outcome.
+//! synchronous signed MDN decides the outcome; or the asynchronous one, which the
+//! receiving hub POSTs back to the sending hub's gateway.
 
-use edihub_config::{GatewaySettings, PartnerSettings};
+use edihub_config::{GatewaySettings, PartnerOutboundSettings, PartnerSettings};
 use edihub_events::{OutboundState, OutboundStatusChanged};
 use edihub_tests::{HUB, TestApp, fixture_path, spawn_app, spawn_app_with, wait_for};
 use outbox_relay::OutboundRelay;
@@ -19,8 +20,19 @@ const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
 /// A second hub that receives from `HUB`: its own identity is partner-a's key, and it
 /// verifies `HUB`'s signatures with `sender_certificate`.
 async fn receiving_hub(listen: &str, sender_certificate: &str) -> TestApp {
+    receiving_hub_posting_to(listen, sender_certificate, None).await
+}
+
+/// [`receiving_hub`] that POSTs asynchronous MDNs to `async_mdn_url` (on loopback) when
+/// `HUB` asks for one there.
+async fn receiving_hub_posting_to(
+    listen: &str,
+    sender_certificate: &str,
+    async_mdn_url: Option<&str>,
+) -> TestApp {
     let listen = listen.to_owned();
     let certificate = fixture_path(sender_certificate);
+    let async_mdn_urls: Vec<String> = async_mdn_url.map(str::to_owned).into_iter().collect();
     spawn_app_with(move |gateway: &mut GatewaySettings| {
         gateway.listen = listen;
         gateway.hub_as2_id = RECEIVER.into();
@@ -31,8 +43,30 @@ async fn receiving_hub(listen: &str, sender_certificate: &str) -> TestApp {
             certificates: vec![certificate],
             require_signature: true,
             require_encryption: true,
+            async_mdn_urls,
+            async_mdn_allowed_networks: vec!["127.0.0.0/8".into()],
             ..Default::default()
         }];
+    })
+    .await
+}
+
+/// The sending hub: its gateway knows `RECEIVER` as a partner it sends to (partner-a's
+/// certificate verifies the MDNs it POSTs back), and `HUB` has its key.
+async fn sending_hub() -> TestApp {
+    spawn_app_with(|gateway: &mut GatewaySettings| {
+        gateway.hub_certificate = Some(fixture_path("as2/hub.crt"));
+        gateway.hub_private_key = Some(fixture_path("as2/hub.key"));
+        gateway.partners.push(PartnerSettings {
+            as2_id: RECEIVER.into(),
+            certificates: vec![fixture_path("as2/partner-a.crt")],
+            outbound: Some(PartnerOutboundSettings {
+                // Only that it is a partner the hub sends to matters to the gateway.
+                url: "http://127.0.0.1:9/as2".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
     })
     .await
 }
@@ -339,4 +373,125 @@ async fn without_an_mdn_asked_for_a_2xx_delivers() {
     assert_eq!(done.state, "delivered", "{done:?}");
     assert_eq!(done.mic_reported, None);
     assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+}
+
+/// `mdn = "async"` lines for [`sender_config_with`]: the MDN to be POSTed to `url`.
+fn async_mdn(url: &str, extra: &str) -> String {
+    format!("mdn = \"async\"\nasync_mdn_url = \"{url}\"\n{extra}")
+}
+
+/// Steps the relay and the MDN timeout's sweep until message `id` is in `state`.
+async fn until_state(relay: &OutboundRelay, app: &TestApp, id: Uuid, state: &str) -> Settled {
+    wait_for(
+        &format!("the outbound message to be {state}"),
+        Duration::from_secs(30),
+        || async {
+            relay.step().await.expect("step");
+            relay.sweep_timeouts().await.expect("sweep");
+            let settled = settled(app, id).await;
+            (settled.state == state).then_some(settled)
+        },
+    )
+    .await
+}
+
+/// The `OutboundStatusChanged` events written for `id` (published or not).
+async fn events_written(app: &TestApp, id: Uuid) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM outbox WHERE aggregate_id = $1 AND event_type = 'OutboundStatusChanged'",
+    )
+    .bind(id.to_string())
+    .fetch_one(&app.pool)
+    .await
+    .expect("count events")
+}
+
+#[tokio::test]
+async fn an_async_mdn_posted_back_delivers_the_message_once_even_when_it_comes_twice() {
+    let sender = sending_hub().await;
+    let receiver =
+        receiving_hub_posting_to("127.0.0.1:0", "as2/hub.crt", Some(&sender.as2_url())).await;
+    let outbound = async_mdn(&sender.as2_url(), "");
+    let config = sender_config_with(&sender, &receiver.as2_url(), &outbound);
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let sent = sent_until_settled(&relay, &sender, id).await;
+    assert_eq!(sent.state, "sent", "{sent:?}");
+    // The receiving hub's gateway POSTs its signed MDN to ours, which matches it.
+    let done = wait_for("the async MDN", Duration::from_secs(30), || async {
+        let now = settled(&sender, id).await;
+        (now.state != "sent").then_some(now)
+    })
+    .await;
+    assert_eq!(done.state, "delivered", "{done:?}");
+    assert_eq!(done.attempts, 1);
+    assert!(done.mic_reported.is_some());
+    assert_eq!(done.mic_reported, done.mic_expected);
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+
+    // The same MDN again (as a partner's retry would POST it): 200, nothing changes.
+    let (content_type, mdn): (String, Vec<u8>) =
+        sqlx::query_as("SELECT mdn_content_type, mdn FROM outbound_message WHERE id = $1")
+            .bind(id)
+            .fetch_one(&sender.pool)
+            .await
+            .expect("the stored MDN");
+    let headers: Vec<(String, String)> = [
+        ("AS2-From", RECEIVER),
+        ("AS2-To", HUB),
+        ("AS2-Version", "1.2"),
+        ("Message-ID", "<again@PARTNER-HUB>"),
+        ("Content-Type", content_type.as_str()),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value.to_owned()))
+    .collect();
+    let again = sender.post_raw(&headers, mdn).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(settled(&sender, id).await.state, "delivered");
+    assert_eq!(events_written(&sender, id).await, 3);
+    let events = status_events(&sender, id, 3).await;
+    use OutboundState::{Delivered, Queued, Sent};
+    assert_eq!(states(&events), [Queued, Sent, Delivered]);
+    assert_eq!(events[2].mic, done.mic_reported);
+}
+
+#[tokio::test]
+async fn an_async_mdn_that_never_comes_resends_with_the_same_message_id_then_fails() {
+    // The receiver takes the message but POSTs its MDN to a port where nobody listens.
+    let nowhere = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port");
+    let nowhere = format!("http://{nowhere}/as2");
+    let sender = sending_hub().await;
+    let receiver = receiving_hub_posting_to("127.0.0.1:0", "as2/hub.crt", Some(&nowhere)).await;
+    let outbound = async_mdn(&nowhere, "mdn_timeout_ms = 200\nmax_attempts = 3");
+    let config = sender_config_with(&sender, &receiver.as2_url(), &outbound);
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let done = until_state(&relay, &sender, id, "failed").await;
+    assert_eq!(done.attempts, 3, "{done:?}");
+    let error = done.last_error.clone().unwrap_or_default();
+    assert!(error.contains("no MDN within 200 ms"), "{error}");
+    // Three POSTs of one Message-ID: the receiver journaled it once.
+    assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+
+    let events = status_events(&sender, id, 7).await;
+    use OutboundState::{Failed, Queued, Sent};
+    assert_eq!(
+        states(&events),
+        [Queued, Sent, Queued, Sent, Queued, Sent, Failed]
+    );
+    assert!(
+        events
+            .iter()
+            .all(|e| e.as2_message_id == done.as2_message_id)
+    );
+    assert_eq!(
+        events[2].reason.as_deref(),
+        Some("no MDN within 200 ms; sent again")
+    );
+    assert_eq!(events[6].reason.as_deref(), Some(error.as_str()));
 }

@@ -32,20 +32,39 @@ pub enum Disposition {
     Warning(DispositionWarning),
 }
 
-/// The warning modifiers the hub sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A `processed/warning` remark: the partner took the message and says something about
+/// it. The hub sends only [`DispositionWarning::DuplicateDocument`]; partners send
+/// others (pyas2lib, for one, spells its duplicate as `processed/Warning:
+/// duplicate-document`), kept as [`DispositionWarning::Other`] so a sender can show them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DispositionWarning {
     /// The same signed content was accepted before under another Message-ID: this copy
     /// is acknowledged but not processed again (a replay, or a partner resending a file
     /// as a new message).
     DuplicateDocument,
+    /// Any other warning text, trimmed, as the partner wrote it (possibly empty, for a
+    /// bare `processed/warning`).
+    Other(String),
 }
 
 impl DispositionWarning {
-    /// The wire spelling, e.g. `"duplicate-document"`.
-    pub fn as_str(&self) -> &'static str {
+    /// The wire spelling, e.g. `"duplicate-document"`, or the partner's own text.
+    pub fn as_str(&self) -> &str {
         match self {
             DispositionWarning::DuplicateDocument => "duplicate-document",
+            DispositionWarning::Other(text) => text,
+        }
+    }
+
+    /// Reads the text after `processed/warning:`. A known name counts when it is the
+    /// first word (case-insensitive), as for errors; anything else is kept whole.
+    pub fn parse(text: &str) -> DispositionWarning {
+        let text = text.trim();
+        let first = text.split_whitespace().next().unwrap_or_default();
+        if first.eq_ignore_ascii_case("duplicate-document") {
+            DispositionWarning::DuplicateDocument
+        } else {
+            DispositionWarning::Other(text.to_owned())
         }
     }
 }
@@ -95,8 +114,8 @@ impl Disposition {
         format!("{DISPOSITION_MODE}; {}", self.outcome())
     }
 
-    /// The field value without its mode: `processed` or `processed/error: <reason>`,
-    /// as the journal records it.
+    /// The field value without its mode: `processed`, `processed/error: <reason>` or
+    /// `processed/warning: <remark>`, as the journal records it.
     pub fn outcome(&self) -> String {
         match self {
             Disposition::Processed => "processed".to_owned(),
@@ -110,8 +129,10 @@ impl Disposition {
     /// The mode (`automatic-action/...` or `manual-action/...`) is not checked: it changes
     /// nothing for the sender. Mapping, chosen so that a client never mistakes a failure
     /// for success:
-    /// - `processed` and `processed/warning: ...` are [`Disposition::Processed`] (a warning
-    ///   still means the partner took the message);
+    /// - `processed` is [`Disposition::Processed`];
+    /// - `processed/warning: <text>` is [`Disposition::Warning`], the text read by
+    ///   [`DispositionWarning::parse`] (a warning still means the partner took the
+    ///   message: [`crate::receipt::check_receipt`] accepts it and keeps the remark);
     /// - `processed/error: <known>` is that error;
     /// - any other error text, and `failed/...` (RFC 4130's "failed/Failure: unsupported
     ///   format"), are [`DispositionError::UnexpectedProcessingError`];
@@ -139,7 +160,7 @@ impl Disposition {
             None => (modifier, ""),
         };
         if modifier_kind.eq_ignore_ascii_case("warning") {
-            return Ok(Disposition::Processed);
+            return Ok(Disposition::Warning(DispositionWarning::parse(description)));
         }
         // Only the first word counts: some stacks append a comment after the error name.
         let error_name = description.split_whitespace().next().unwrap_or_default();

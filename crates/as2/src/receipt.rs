@@ -74,7 +74,7 @@ pub fn check_receipt(sent: &SentMessage, mdn: &VerifiedMdn) -> Result<Receipt, R
     }
     let warning = match &report.disposition {
         Disposition::Processed => None,
-        Disposition::Warning(warning) => Some(*warning),
+        Disposition::Warning(warning) => Some(warning.clone()),
         Disposition::Failed(error) => {
             return Err(ReceiptProblem::Refused(error.as_str().to_owned()));
         }

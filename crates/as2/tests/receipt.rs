@@ -302,7 +302,7 @@ fn an_unsigned_mdn_answers_no_request_for_a_signed_one() {
 fn a_warning_is_a_receipt_that_keeps_the_warning() {
     let built = build(&PLAIN);
     let mic = peer_mic(&built.message, false);
-    // Built directly: `parse_mdn` reads `processed/warning` as `Processed` today.
+    // Built directly; tests/mdn_warning.rs reads one from an MDN.
     let warned = VerifiedMdn {
         report: report(
             Some(mic.clone()),

@@ -19,6 +19,10 @@
 //! | `edihub_outbox_oldest_pending_seconds` | gauge | | age of the oldest PENDING row (0 when none) |
 //! | `edihub_outbox_failed` | gauge | | FAILED rows: dead letters awaiting an operator |
 //! | `edihub_consumer_events_total` | counter | `consumer`, `outcome` | events handled (`done`), skipped as already seen (`duplicate`, the inbox's hits), dead-lettered (`dead_lettered`) |
+//! | `edihub_outbound_backlog` | gauge | `state` | outbound messages not yet delivered: `queued` (waiting for the sender, first attempt or retry), `sent` (waiting for the asynchronous MDN); read from `outbound_message` by `edihub_outbound::stats::refresh` |
+//! | `edihub_outbound_oldest_undelivered_seconds` | gauge | | age of the oldest `queued` or `sent` outbound message since it was first queued (0 when none; a resent message keeps its age) |
+//! | `edihub_outbound_failures_total` | counter | `reason` | outbound messages that ended `failed`, by class: `mdn-error`, `mic-mismatch`, `signature`, `attempts-exhausted`, `refused` ([`outbound::FailureClass`]) |
+//! | `edihub_outbound_mdn_wait_seconds` | histogram | | time from sending an outbound message to its MDN (synchronous: the POST's answer; asynchronous: from `sent` to the MDN's arrival) |
 //! | `edihub_consumer_lag` | gauge | `consumer`, `topic`, `partition` | records of an assigned partition not yet handed to the handler: high watermark minus the consumer's position (before its first record, the committed offset), read every `consumer.lag_interval_ms` |
 
 use prometheus::{
@@ -30,10 +34,12 @@ use std::sync::LazyLock;
 pub mod certificates;
 pub mod component;
 mod ops;
+pub mod outbound;
 pub mod transport;
 
 pub use certificates::{CertificateExpiry, CertificateKind, set_certificate_expiries};
 pub use ops::{OpsServer, Probe, probe, probe_with, routes};
+pub use outbound::{FailureClass, OutboundBacklog, record_failure, record_mdn_wait, set_backlog};
 pub use transport::{
     GATEWAY_CONNECTIONS, GATEWAY_CONNECTIONS_REFUSED, HTTP_REJECTIONS, TLS_HANDSHAKE_FAILURES,
     TLS_RELOADS,

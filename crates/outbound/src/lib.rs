@@ -12,16 +12,23 @@
 //! `failed`, an asynchronous one leaves it `sent`. Transport errors and 5xx answers are
 //! retried with the relay's backoff; after the last attempt the message is `failed`.
 //!
-//! Not here yet: asynchronous MDNs arriving at the gateway (a `sent` message stays
-//! `sent`), the Kafka `edi.outbound.requested` source, sending CONTRLs.
+//! An asynchronous MDN arriving at the gateway is recognised, read and judged by
+//! [`inbound_mdn`] and recorded by [`OutboundStore::receive_mdn`]; a message whose MDN
+//! does not come within its partnership's `mdn_timeout_ms` is sent again, then failed,
+//! by a [`TimeoutSweep`].
+//!
+//! Not here yet: the Kafka `edi.outbound.requested` source, sending CONTRLs.
 
 mod build;
 mod delivery;
+pub mod inbound_mdn;
 mod outcome;
 mod post;
 mod sender;
 mod settings;
+pub mod stats;
 mod store;
+mod timeouts;
 pub mod verdict;
 
 pub use build::{BuildError, Built, build_message, message_id};
@@ -33,6 +40,7 @@ pub use post::PostError;
 pub use sender::OutboundSender;
 pub use settings::SenderSettings;
 pub use store::{Filter, NewOutbound, OutboundMessage, OutboundStore, StoreError, status_event};
+pub use timeouts::{SweepReport, TimeoutSweep};
 
 /// The outbox channel of delivery rows (the outbox's CHECK names it too: migration
 /// 20261204000015).

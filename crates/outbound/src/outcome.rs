@@ -4,6 +4,7 @@ use crate::post::PostError;
 use crate::store::Attempt;
 use crate::verdict::Verdict;
 use edihub_events::OutboundState;
+use edihub_metrics::FailureClass;
 
 /// A POST's result: no answer, or the verdict on the answer (and the answer, kept as
 /// the MDN).
@@ -32,10 +33,12 @@ pub(crate) fn settle(
     let to = match posted {
         Posted::NoAnswer(error) if error.is_permanent() => {
             attempt.error = Some(error.to_string());
+            attempt.failure = Some(FailureClass::Refused);
             OutboundState::Failed
         }
         Posted::NoAnswer(error) if last => {
             attempt.error = Some(gave_up(error.to_string()));
+            attempt.failure = Some(FailureClass::AttemptsExhausted);
             OutboundState::Failed
         }
         Posted::NoAnswer(error) => {
@@ -49,14 +52,16 @@ pub(crate) fn settle(
                 OutboundState::Delivered
             }
             Verdict::Sent => OutboundState::Sent,
-            Verdict::Failed { reason, mic } => {
+            Verdict::Failed { reason, mic, class } => {
                 attempt.error = Some(reason);
+                attempt.failure = Some(class);
                 attempt.mic_reported = mic.map(|m| m.header_value());
                 attempt.mdn = Some(mdn);
                 OutboundState::Failed
             }
             Verdict::Retry { reason } if last => {
                 attempt.error = Some(gave_up(reason));
+                attempt.failure = Some(FailureClass::AttemptsExhausted);
                 OutboundState::Failed
             }
             Verdict::Retry { reason } => {
@@ -98,18 +103,46 @@ mod tests {
         assert_eq!(to, OutboundState::Queued);
         assert_eq!(attempt.error.as_deref(), Some("HTTP 503"));
         assert_eq!(attempt.mdn, None);
+        assert_eq!(attempt.failure, None, "not failed yet");
         let (to, attempt) = settle(retry(), true, 5, None);
         assert_eq!(to, OutboundState::Failed);
         assert_eq!(
             attempt.error.as_deref(),
             Some("HTTP 503; gave up after 5 attempts")
         );
+        assert_eq!(attempt.failure, Some(FailureClass::AttemptsExhausted));
+    }
+
+    /// A committed `failed` change is counted under its class, nothing else is.
+    #[test]
+    fn a_failed_change_is_counted_under_its_class() {
+        use crate::store::Change;
+        let counted = |class: FailureClass| {
+            edihub_metrics::outbound::OUTBOUND_FAILURES
+                .with_label_values(&[class.as_str()])
+                .get()
+        };
+        let before = counted(FailureClass::AttemptsExhausted);
+        let (to, attempt) = settle(
+            answered(Verdict::Retry {
+                reason: "HTTP 503".into(),
+            }),
+            true,
+            3,
+            None,
+        );
+        Change::attempted(to, attempt).count_failure();
+        assert_eq!(counted(FailureClass::AttemptsExhausted), before + 1);
+        let (to, attempt) = settle(answered(Verdict::Delivered { mic: None }), false, 1, None);
+        Change::attempted(to, attempt).count_failure();
+        assert_eq!(counted(FailureClass::AttemptsExhausted), before + 1);
     }
 
     #[test]
     fn a_post_the_hub_must_not_make_fails_at_once() {
         let (to, attempt) = settle(Posted::NoAnswer(refused()), false, 1, None);
         assert_eq!(to, OutboundState::Failed);
+        assert_eq!(attempt.failure, Some(FailureClass::Refused));
         assert!(attempt.error.unwrap_or_default().contains("not attempted"));
     }
 

@@ -6,14 +6,16 @@
 //! longer `queued`, so nothing is POSTed twice for one outcome.
 
 use crate::build::{Parts, build_message};
+use crate::inbound_mdn::SentReceipt;
 use crate::outcome::{Posted, settle};
 use crate::post;
-use crate::store::Change;
+use crate::store::{Change, SentColumns, SentRecord};
 use crate::verdict::{self, Answer};
 use crate::{OutboundDelivery, OutboundMessage, OutboundState, OutboundStore, SenderSettings};
 use edihub_mdn_delivery::Clients;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher};
 use edihub_partners::live::LiveDirectory;
+use edihub_partners::outbound::OutboundPartnership;
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,7 +67,7 @@ impl OutboundSender {
             let message = self.store.show(id).await.map_err(PublishError::new)?;
             let outcome = match message {
                 Some(message) if message.state == OutboundState::Queued => {
-                    self.attempt(record, &message).await?
+                    self.attempt(&message).await?
                 }
                 _ => Outcome::Skip,
             };
@@ -102,11 +104,7 @@ impl OutboundSender {
 
     /// Builds, POSTs and judges `message`; an error (the payload could not be read)
     /// asks the relay to retry the row.
-    async fn attempt(
-        &self,
-        record: &OutboxRecord,
-        message: &OutboundMessage,
-    ) -> Result<Outcome, PublishError> {
+    async fn attempt(&self, message: &OutboundMessage) -> Result<Outcome, PublishError> {
         let directory = self.directory.current();
         let Some(partnership) = directory.partner(&message.partner_as2_id) else {
             return Ok(Outcome::Unsendable(format!(
@@ -181,17 +179,32 @@ impl OutboundSender {
                 }
             }
         };
-        let attempt_no = record.attempts + 1;
-        let last = attempt_no >= self.max_attempts.min(attempts_cap(outbound.max_attempts));
-        let (to, attempt) = settle(posted, last, attempt_no, mic_expected);
+        // The message's count, not the row's: a resend after the MDN timeout is a new
+        // row, and counts on.
+        let attempt_no = message.attempts + 1;
+        let last = attempt_no >= attempt_limit(self.max_attempts, outbound);
+        let (to, mut attempt) = settle(posted, last, attempt_no, mic_expected);
+        attempt.sent = match to {
+            // What the asynchronous MDN will be judged against.
+            OutboundState::Sent => SentColumns::Set(SentRecord {
+                receipt: serde_json::to_value(SentReceipt::of(&built.sent)).unwrap_or_default(),
+                mic_content: built.sent.mic_content,
+            }),
+            // A retry: the MDN of an earlier POST (before the MDN timeout) still counts.
+            OutboundState::Queued => SentColumns::Keep,
+            _ => SentColumns::Clear,
+        };
         log_outcome(to, attempt.error.as_deref());
         Ok(Outcome::Attempted(Change::attempted(to, attempt)))
     }
 }
 
-/// A partnership's attempts, as the relay counts them.
-fn attempts_cap(max_attempts: u32) -> i32 {
-    i32::try_from(max_attempts).unwrap_or(i32::MAX).max(1)
+/// The attempts allowed: the lower of the relay's and the partnership's.
+pub(crate) fn attempt_limit(relay_max: i32, outbound: &OutboundPartnership) -> i32 {
+    let partnership = i32::try_from(outbound.max_attempts)
+        .unwrap_or(i32::MAX)
+        .max(1);
+    relay_max.min(partnership)
 }
 
 fn log_outcome(to: OutboundState, error: Option<&str>) {

@@ -19,6 +19,9 @@ pub struct SenderSettings {
     /// The HTTP proxy for the POSTs; none (the default): no proxy, whatever
     /// `HTTP_PROXY` says, so the hub connects only to addresses it checked.
     pub proxy: Option<String>,
+    /// How often `sent` messages are checked for an overdue asynchronous MDN (each
+    /// partnership's `mdn_timeout_ms`), in milliseconds.
+    pub mdn_timeout_sweep_ms: u64,
 }
 
 impl Default for SenderSettings {
@@ -34,6 +37,7 @@ impl Default for SenderSettings {
             },
             connect_timeout_ms: 30_000,
             proxy: None,
+            mdn_timeout_sweep_ms: 10_000,
         }
     }
 }
@@ -46,5 +50,20 @@ impl SenderSettings {
             timeout_ms: self.connect_timeout_ms,
             proxy: self.proxy.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_interval_is_a_setting_and_the_rest_keeps_its_defaults() {
+        let read: SenderSettings =
+            serde_json::from_value(serde_json::json!({ "mdn_timeout_sweep_ms": 500 }))
+                .expect("settings");
+        assert_eq!(read.mdn_timeout_sweep_ms, 500);
+        assert_eq!(SenderSettings::default().mdn_timeout_sweep_ms, 10_000);
+        assert!(read.enabled && read.proxy.is_none());
     }
 }

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 mod change;
 
-pub(crate) use change::{Attempt, Change};
+pub(crate) use change::{Attempt, Change, SentColumns, SentRecord};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -201,18 +201,9 @@ impl OutboundStore {
         action: &'static str,
         deliver: bool,
     ) -> Result<OutboundMessage, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        match self.apply_in(&mut tx, id, change).await? {
-            Some(message) => {
-                if deliver {
-                    let event = delivery_event(id, &message.partner_as2_id);
-                    edihub_outbox::enqueue_on(&mut tx, CHANNEL, &event).await?;
-                }
-                tx.commit().await?;
-                Ok(message)
-            }
+        match self.apply_delivering(id, change, deliver).await? {
+            Some(message) => Ok(message),
             None => {
-                drop(tx);
                 let current = self.show(id).await?.ok_or(StoreError::NotFound(id))?;
                 Err(StoreError::WrongState {
                     id,
@@ -222,6 +213,27 @@ impl OutboundStore {
                 })
             }
         }
+    }
+
+    /// [`Self::apply`], and when `deliver`, a new delivery row (the message is sent
+    /// again), in the same transaction.
+    pub(crate) async fn apply_delivering(
+        &self,
+        id: Uuid,
+        change: &Change,
+        deliver: bool,
+    ) -> Result<Option<OutboundMessage>, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let Some(message) = self.apply_in(&mut tx, id, change).await? else {
+            return Ok(None);
+        };
+        if deliver {
+            let event = delivery_event(id, &message.partner_as2_id);
+            edihub_outbox::enqueue_on(&mut tx, CHANNEL, &event).await?;
+        }
+        tx.commit().await?;
+        change.count_failure();
+        Ok(Some(message))
     }
 
     /// Applies `change` to `id` when it is in one of the change's `from` states, with
@@ -234,10 +246,14 @@ impl OutboundStore {
         let mut tx = self.pool.begin().await?;
         let changed = self.apply_in(&mut tx, id, change).await?;
         tx.commit().await?;
+        if changed.is_some() {
+            change.count_failure();
+        }
         Ok(changed)
     }
 
-    async fn apply_in(
+    /// [`Self::apply`] on `conn`, inside the caller's transaction.
+    pub(crate) async fn apply_in(
         &self,
         conn: &mut PgConnection,
         id: Uuid,

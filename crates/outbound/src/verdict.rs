@@ -3,6 +3,7 @@
 
 use edihub_as2::receipt::{ReceiptProblem, SentMessage, check_receipt};
 use edihub_as2::{Certificate, Mic};
+use edihub_metrics::FailureClass;
 use edihub_partners::outbound::MdnRequest;
 
 /// The partner's HTTP answer.
@@ -21,7 +22,11 @@ pub enum Verdict {
     /// Accepted; the asynchronous MDN is still to come.
     Sent,
     /// Refused or not confirmed; no retry changes that.
-    Failed { reason: String, mic: Option<Mic> },
+    Failed {
+        reason: String,
+        mic: Option<Mic>,
+        class: FailureClass,
+    },
     /// Worth another attempt (5xx, 408, 429).
     Retry { reason: String },
 }
@@ -44,6 +49,7 @@ pub fn judge(
         return Verdict::Failed {
             reason: format!("HTTP {status}: {}", excerpt(answer.body)),
             mic: None,
+            class: FailureClass::Refused,
         };
     }
     match mdn {
@@ -57,9 +63,14 @@ fn judge_mdn(answer: &Answer<'_>, sent: &SentMessage, certificates: &[Certificat
     let read = match edihub_as2::read_mdn(answer.content_type, answer.body, certificates) {
         Ok(read) => read,
         Err(error) => {
+            let class = match error {
+                edihub_as2::As2Error::Signature(_) => FailureClass::Signature,
+                _ => FailureClass::Refused,
+            };
             return Verdict::Failed {
                 reason: format!("the answer is not a usable MDN: {error}"),
                 mic: None,
+                class,
             };
         }
     };
@@ -69,7 +80,20 @@ fn judge_mdn(answer: &Answer<'_>, sent: &SentMessage, certificates: &[Certificat
         Err(problem) => Verdict::Failed {
             reason: problem_text(&problem),
             mic: reported,
+            class: failure_class(&problem),
         },
+    }
+}
+
+/// The metrics' class of a receipt that is not the one wanted.
+pub(crate) fn failure_class(problem: &ReceiptProblem) -> FailureClass {
+    match problem {
+        ReceiptProblem::Refused(_) => FailureClass::MdnError,
+        ReceiptProblem::MicMismatch { .. } | ReceiptProblem::MicAlgNotAccepted { .. } => {
+            FailureClass::MicMismatch
+        }
+        ReceiptProblem::Unsigned | ReceiptProblem::NoMic => FailureClass::Signature,
+        ReceiptProblem::OtherMessage(_) => FailureClass::Refused,
     }
 }
 

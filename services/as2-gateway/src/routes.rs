@@ -4,6 +4,8 @@
 //! The route does the I/O and nothing else: it reads the request, has
 //! [`edihub_inbound::decide`] judge it on the blocking pool (the RSA work of unwrapping
 //! and signing must not hold an async worker), journals what was accepted, and answers.
+//! An asynchronous MDN for a message the hub sent is no message: [`mdn_in`] takes it
+//! before the decision.
 
 use crate::AppState;
 use crate::answer;
@@ -23,6 +25,8 @@ use edihub_partners::Directory;
 use std::sync::Arc;
 use tracing::Instrument;
 use uuid::Uuid;
+
+mod mdn_in;
 
 /// Checks the headers and takes the partner's slot before a byte of the body is read:
 /// a request refused on its headers, or over its partner's allowance, costs no body.
@@ -71,6 +75,9 @@ pub async fn receive(
     );
     async move {
         let body = state.body_limits.read(body, declared_length).await?;
+        if mdn_in::is_mdn(&as2, &body) {
+            return Ok(mdn_in::receive(&state, directory, as2, body).await);
+        }
         let arrival = Incoming {
             message_id,
             received_at: Utc::now(),

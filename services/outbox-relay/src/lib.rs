@@ -52,9 +52,14 @@ impl Default for Settings {
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
     let pool = edihub_db::pool(&settings.database)?;
     let publisher = KafkaPublisher::new(&settings.kafka)?;
-    // Ready when the database answers; each scrape refreshes the backlog gauges.
+    // Ready when the database answers; each scrape refreshes the backlog gauges, the
+    // outbox's and the outbound messages'.
     let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
-        edihub_outbox::admin::refresh_gauges(&pool).await
+        let outbound = edihub_outbound::stats::refresh(&pool).await;
+        if let Err(error) = &outbound {
+            tracing::warn!(%error, "cannot read the outbound backlog");
+        }
+        edihub_outbox::admin::refresh_gauges(&pool).await && outbound.is_ok()
     });
     let outbound = match settings.outbound.enabled {
         true => Some(OutboundRelay::build(&settings, pool.clone()).await?),

@@ -1,7 +1,9 @@
 //! The second relay of this process: outbound AS2 messages (outbox channel
-//! `as2-outbound`), sent as the partner directory says.
+//! `as2-outbound`), sent as the partner directory says, and the MDN timeout's sweep
+//! (`outbound.mdn_timeout_sweep_ms`), which sends again what waited too long for its
+//! asynchronous MDN.
 
-use edihub_outbound::{CHANNEL, OutboundSender, OutboundStore};
+use edihub_outbound::{CHANNEL, OutboundSender, OutboundStore, SweepReport, TimeoutSweep};
 use edihub_outbox::{Relay, StepReport};
 use edihub_partners::live::LiveDirectory;
 use sqlx::PgPool;
@@ -14,9 +16,11 @@ use crate::Settings;
 /// The outbound relay and the partner directory it reads, kept current while it runs.
 pub struct OutboundRelay {
     relay: Relay<OutboundSender>,
+    timeouts: TimeoutSweep,
     directory: Arc<LiveDirectory>,
     pool: PgPool,
     reload_interval: Duration,
+    sweep_interval: Duration,
 }
 
 impl OutboundRelay {
@@ -28,6 +32,7 @@ impl OutboundRelay {
             tracing::warn!(%error, "partners from the database not loaded yet");
         }
         let store = OutboundStore::new(pool.clone(), &settings.kafka.topics.outbound_status);
+        let timeouts = TimeoutSweep::new(store.clone(), Arc::clone(&directory), &settings.outbound);
         let sender = OutboundSender::new(store, Arc::clone(&directory), &settings.outbound)?;
         let relay = Relay::for_channel(
             pool.clone(),
@@ -37,15 +42,22 @@ impl OutboundRelay {
         );
         Ok(Self {
             relay,
+            timeouts,
             directory,
             pool,
             reload_interval: Duration::from_millis(settings.gateway.partner_reload_ms),
+            sweep_interval: Duration::from_millis(settings.outbound.mdn_timeout_sweep_ms.max(1)),
         })
     }
 
     /// One claim, send and mark (for tests).
     pub async fn step(&self) -> Result<StepReport, sqlx::Error> {
         self.relay.step().await
+    }
+
+    /// One MDN timeout sweep (for tests).
+    pub async fn sweep_timeouts(&self) -> Result<SweepReport, sqlx::Error> {
+        self.timeouts.sweep().await
     }
 
     /// Re-reads the partner directory (for tests that change it).
@@ -70,6 +82,23 @@ impl OutboundRelay {
                 }
             }
         };
-        tokio::join!(reloads, sending);
+        let sweeps = self.sweep_until(shutdown.clone());
+        tokio::join!(reloads, sending, sweeps);
+    }
+
+    /// Sweeps every `sweep_interval` until `shutdown`; a failed sweep (database down) is
+    /// tried again at the next tick.
+    async fn sweep_until(&self, shutdown: CancellationToken) {
+        let mut ticks = tokio::time::interval(self.sweep_interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = ticks.tick() => {}
+            }
+            if let Err(error) = self.timeouts.sweep().await {
+                tracing::error!(%error, "MDN timeout sweep failed; trying again later");
+            }
+        }
     }
 }

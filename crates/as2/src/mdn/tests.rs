@@ -18,8 +18,12 @@ fn build(r: &MdnReport) -> BuiltMdn {
 }
 
 #[test]
-fn round_trip_processed_and_every_error() {
-    let mut dispositions = vec![Disposition::Processed];
+fn round_trip_processed_warnings_and_every_error() {
+    let mut dispositions = vec![
+        Disposition::Processed,
+        Disposition::Warning(DispositionWarning::DuplicateDocument),
+        Disposition::Warning(DispositionWarning::Other("Partly: translated".into())),
+    ];
     dispositions.extend(DispositionError::ALL.map(Disposition::Failed));
     for disposition in dispositions {
         let r = report(disposition);
@@ -217,7 +221,23 @@ fn disposition_mapping() {
     );
     assert_eq!(
         p("automatic-action/MDN-sent-automatically; processed/warning: duplicate-document"),
-        Ok(Disposition::Processed)
+        Ok(Disposition::Warning(DispositionWarning::DuplicateDocument))
+    );
+    assert_eq!(
+        p("automatic-action/MDN-sent-automatically; processed/Warning: DUPLICATE-DOCUMENT (seen)"),
+        Ok(Disposition::Warning(DispositionWarning::DuplicateDocument))
+    );
+    assert_eq!(
+        p("automatic-action/MDN-sent-automatically; processed/warning: partly translated "),
+        Ok(Disposition::Warning(DispositionWarning::Other(
+            "partly translated".into()
+        )))
+    );
+    assert_eq!(
+        p("automatic-action/MDN-sent-automatically; processed/warning"),
+        Ok(Disposition::Warning(DispositionWarning::Other(
+            String::new()
+        )))
     );
     assert_eq!(
         p("manual-action/MDN-sent-manually; PROCESSED/ERROR: INSUFFICIENT-MESSAGE-SECURITY"),

@@ -3,6 +3,7 @@
 
 use super::OutboundMessage;
 use edihub_events::OutboundState;
+use edihub_metrics::FailureClass;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
@@ -24,6 +25,30 @@ pub(crate) struct Attempt {
     pub mic_reported: Option<String>,
     /// The MDN's content type and body.
     pub mdn: Option<(String, Vec<u8>)>,
+    /// What becomes of the record an asynchronous MDN is judged against.
+    pub sent: SentColumns,
+    /// Why the message failed, for `edihub_outbound_failures_total` (a `failed` change).
+    pub failure: Option<FailureClass>,
+}
+
+/// The `sent_receipt` and `sent_mic_content` columns (migration 20261204000016).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum SentColumns {
+    /// Cleared: no MDN is awaited for the message as it stands.
+    #[default]
+    Clear,
+    /// Kept: an MDN for the last POST is still welcome (a resend after the MDN timeout).
+    Keep,
+    /// The last POST's, which leaves the message `sent`.
+    Set(SentRecord),
+}
+
+/// What [`check_receipt`](edihub_as2::receipt::check_receipt) needs of a POSTed message,
+/// as stored: the JSON of `sent_receipt` and the MIC's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SentRecord {
+    pub receipt: serde_json::Value,
+    pub mic_content: Vec<u8>,
 }
 
 /// A guarded change: from one of `from` to `to`.
@@ -47,6 +72,8 @@ const SQL: &str = "
         mic_reported = CASE WHEN $5 THEN $8 ELSE m.mic_reported END,
         mdn_content_type = CASE WHEN $5 THEN $9 ELSE m.mdn_content_type END,
         mdn = CASE WHEN $5 THEN $10 ELSE m.mdn END,
+        sent_receipt = CASE WHEN NOT $5 OR $11 THEN m.sent_receipt ELSE $12 END,
+        sent_mic_content = CASE WHEN NOT $5 OR $11 THEN m.sent_mic_content ELSE $13 END,
         updated_at = now()
     FROM old
     WHERE m.id = old.id AND old.state = ANY($3)
@@ -90,8 +117,49 @@ impl Change {
             counter: Counter::Keep,
             attempt: Some(Attempt {
                 error: Some(error),
+                failure: Some(FailureClass::Refused),
                 ..Attempt::default()
             }),
+        }
+    }
+
+    /// An asynchronous MDN judged: `delivered` or `failed`. From `queued` too: a message
+    /// sent again after its MDN timeout still takes the MDN of an earlier POST (the store
+    /// checks that one was made).
+    pub fn mdn_judged(to: OutboundState, attempt: Attempt) -> Self {
+        Change {
+            from: &[OutboundState::Sent, OutboundState::Queued],
+            to,
+            counter: Counter::Keep,
+            attempt: Some(attempt),
+        }
+    }
+
+    /// No MDN within the timeout: sent again (`queued`; the POST counts the attempt),
+    /// still welcoming the awaited MDN, or `failed` when the attempts are used up.
+    pub fn mdn_timed_out(reason: String, resend: bool) -> Self {
+        let (to, sent) = match resend {
+            true => (OutboundState::Queued, SentColumns::Keep),
+            false => (OutboundState::Failed, SentColumns::Clear),
+        };
+        Change {
+            from: &[OutboundState::Sent],
+            to,
+            counter: Counter::Keep,
+            attempt: Some(Attempt {
+                error: Some(reason),
+                sent,
+                failure: (!resend).then_some(FailureClass::AttemptsExhausted),
+                ..Attempt::default()
+            }),
+        }
+    }
+
+    /// Counts a committed `failed` change in `edihub_outbound_failures_total`.
+    pub fn count_failure(&self) {
+        if self.to == OutboundState::Failed {
+            let class = self.attempt.as_ref().and_then(|a| a.failure);
+            edihub_metrics::record_failure(class.unwrap_or(FailureClass::Refused));
         }
     }
 
@@ -125,6 +193,11 @@ impl Change {
         };
         let attempt = self.attempt.clone().unwrap_or_default();
         let (mdn_type, mdn) = attempt.mdn.unzip();
+        let keep_sent = attempt.sent == SentColumns::Keep;
+        let (receipt, mic_content) = match attempt.sent {
+            SentColumns::Set(record) => (Some(record.receipt), Some(record.mic_content)),
+            SentColumns::Clear | SentColumns::Keep => (None, None),
+        };
         let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SQL}{columns}")))
             .bind(id)
             .bind(self.to.as_str())
@@ -136,6 +209,9 @@ impl Change {
             .bind(attempt.mic_reported)
             .bind(mdn_type)
             .bind(mdn)
+            .bind(keep_sent)
+            .bind(receipt)
+            .bind(mic_content)
             .fetch_optional(conn)
             .await?;
         let Some(row) = row else { return Ok(None) };

@@ -93,9 +93,10 @@ fn a_mic_mismatch_an_error_mdn_or_a_wrong_signer_fail() {
         Some("partner-a"),
     );
     match judged(200, &mismatch, &sent(true)) {
-        Verdict::Failed { reason, mic } => {
+        Verdict::Failed { reason, mic, class } => {
             assert!(reason.contains("MIC mismatch"), "{reason}");
             assert_eq!(mic, Some(other));
+            assert_eq!(class, edihub_metrics::FailureClass::MicMismatch);
         }
         other => panic!("{other:?}"),
     }
@@ -143,7 +144,8 @@ fn server_errors_are_retried_and_client_errors_fail() {
         judged(403, &body, &sent(true)),
         Verdict::Failed {
             reason: "HTTP 403: down  for maintenance".into(),
-            mic: None
+            mic: None,
+            class: edihub_metrics::FailureClass::Refused,
         }
     );
     assert!(matches!(
