@@ -15,7 +15,7 @@ use crate::{OutboundDelivery, OutboundMessage, OutboundState, OutboundStore, Sen
 use edihub_mdn_delivery::Clients;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher};
 use edihub_partners::live::LiveDirectory;
-use edihub_partners::outbound::OutboundPartnership;
+use edihub_partners::outbound::{MdnRequest, OutboundPartnership};
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
@@ -155,6 +155,7 @@ impl OutboundSender {
         };
         let mic_expected = Some(built.sent.expected_mic.header_value());
         let timeout = Duration::from_millis(outbound.timeout_ms);
+        let started = std::time::Instant::now();
         let answer = post::post(
             &self.clients,
             partnership,
@@ -166,6 +167,12 @@ impl OutboundSender {
         let posted = match answer {
             Err(error) => Posted::NoAnswer(error),
             Ok(response) => {
+                // A synchronous MDN's wait is the POST's.
+                if matches!(outbound.mdn, MdnRequest::Sync { .. })
+                    && (200..300).contains(&response.status)
+                {
+                    edihub_metrics::record_mdn_wait(started.elapsed().as_secs_f64());
+                }
                 let answer = Answer {
                     status: response.status,
                     content_type: &response.content_type,

@@ -34,7 +34,15 @@ pub enum MdnOutcome {
 }
 
 /// The row an MDN answers, as locked.
-type Awaiting = (Uuid, String, Option<serde_json::Value>, Option<Vec<u8>>);
+/// The row an MDN may answer; the last field is the seconds since its last change (the
+/// POST that left it `sent`), for `edihub_outbound_mdn_wait_seconds`.
+type Awaiting = (
+    Uuid,
+    String,
+    Option<serde_json::Value>,
+    Option<Vec<u8>>,
+    f64,
+);
 
 impl OutboundStore {
     /// Matches `arrived` to the message it answers (Original-Message-ID, partner and
@@ -44,7 +52,8 @@ impl OutboundStore {
         let original = &arrived.mdn.report.original_message_id;
         let mut tx = self.pool().begin().await?;
         let row: Option<Awaiting> = sqlx::query_as(
-            "SELECT id, state, sent_receipt, sent_mic_content FROM outbound_message
+            "SELECT id, state, sent_receipt, sent_mic_content,
+                    extract(epoch FROM now() - updated_at)::float8 FROM outbound_message
              WHERE as2_message_id = $1 AND partner_as2_id = $2 AND hub_as2_id = $3
              FOR UPDATE",
         )
@@ -54,7 +63,7 @@ impl OutboundStore {
         .fetch_optional(&mut *tx)
         .await?;
         let not_awaited = || MdnOutcome::Ignored(Ignored::NotAwaited(original.clone()));
-        let Some((id, state, receipt, mic_content)) = row else {
+        let Some((id, state, receipt, mic_content, waited)) = row else {
             return Ok(not_awaited());
         };
         if state == OutboundState::Delivered.as_str() {
@@ -98,6 +107,7 @@ impl OutboundStore {
             Some(_) => {
                 tx.commit().await?;
                 change.count_failure();
+                edihub_metrics::record_mdn_wait(waited);
                 Ok(outcome)
             }
             // Cancelled (or failed) meanwhile: the MDN comes too late to matter.
