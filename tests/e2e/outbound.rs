@@ -429,13 +429,17 @@ async fn an_async_mdn_posted_back_delivers_the_message_once_even_when_it_comes_t
     assert!(done.mic_reported.is_some());
     assert_eq!(done.mic_reported, done.mic_expected);
     assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
-    // Its wait is measured (the registry is this test process's).
-    let metrics = sender.metrics().await;
-    let observed = metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("edihub_outbound_mdn_wait_seconds_count "))
-        .and_then(|n| n.trim().parse::<u64>().ok());
-    assert!(observed >= Some(1), "{observed:?}");
+    // Its wait is measured (the registry is this test process's), right after the
+    // commit the state above came from: awaited, not read once.
+    wait_for("the MDN wait observed", Duration::from_secs(10), || async {
+        let metrics = sender.metrics().await;
+        let observed = metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("edihub_outbound_mdn_wait_seconds_count "))
+            .and_then(|n| n.trim().parse::<u64>().ok());
+        (observed >= Some(1)).then_some(())
+    })
+    .await;
 
     // The same MDN again (as a partner's retry would POST it): 200, nothing changes.
     let (content_type, mdn): (String, Vec<u8>) =
