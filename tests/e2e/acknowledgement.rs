@@ -23,40 +23,10 @@ async fn acknowledged(
     app: &TestApp,
     payload: &str,
 ) -> (Uuid, EdiAcknowledgementIssued, Vec<String>) {
-    let as2_message_id = format!("{}@acme", Uuid::new_v4());
-    let response = app
-        .post_as2(PARTNER, &as2_message_id, payload.as_bytes())
+    let (message_id, types) = app
+        .through_the_path(payload.as_bytes(), "EdiAcknowledgementIssued")
         .await;
-    assert_eq!(response.status, 200);
-    let message_id: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&as2_message_id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("journalled message");
-    assert_eq!(app.drain_outbox().await, 1);
-
-    app.start_consumers();
     let aggregate = message_id.to_string();
-    let types = wait_for(
-        "the acknowledgement outbox row",
-        Duration::from_secs(60),
-        || async {
-            let types: Vec<String> = sqlx::query_scalar(
-                "SELECT event_type FROM outbox WHERE aggregate_id = $1 ORDER BY seq",
-            )
-            .bind(&aggregate)
-            .fetch_all(&app.pool)
-            .await
-            .expect("query");
-            types
-                .iter()
-                .any(|t| t == "EdiAcknowledgementIssued")
-                .then_some(types)
-        },
-    )
-    .await;
-    app.drain_outbox().await;
 
     let record = app
         .read_record(&app.kafka.topics.acknowledgement_issued, &aggregate)

@@ -12,12 +12,22 @@ const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
 /// A hub whose test partner may ask for async MDNs below `allowed`, retrying fast.
 /// The receivers listen on loopback, which the partnership must allow (see ssrf.rs).
 async fn hub_allowing(allowed: String, max_attempts: i32) -> TestApp {
+    hub_allowing_with(allowed, max_attempts, |_| {}).await
+}
+
+/// [`hub_allowing`], with `also` applied to the test partner's settings.
+pub(crate) async fn hub_allowing_with(
+    allowed: String,
+    max_attempts: i32,
+    also: impl Fn(&mut edihub_config::PartnerSettings) + Send + 'static,
+) -> TestApp {
     spawn_app_with(move |gateway| {
         with_keys(false, false)(gateway);
         for partner in &mut gateway.partners {
             if partner.as2_id == PARTNER {
                 partner.async_mdn_urls = vec![allowed.clone()];
                 partner.async_mdn_allowed_networks = vec!["127.0.0.0/8".into()];
+                also(partner);
             }
         }
         let retry = &mut gateway.async_mdn.retry;

@@ -4,7 +4,7 @@
 
 use edihub_config::PartnerSettings;
 use edihub_tests::tls::TestTls;
-use edihub_tests::{MdnReceiver, PARTNER, TestApp, fixture, spawn_app_with, wait_for, with_keys};
+use edihub_tests::{MdnReceiver, PARTNER, TestApp, fixture, spawn_app_with, wait_for};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -17,23 +17,7 @@ async fn hub_for(
     max_attempts: i32,
     tls: impl Fn(&mut PartnerSettings) + Send + 'static,
 ) -> TestApp {
-    let allowed = receiver.url("/mdn/");
-    spawn_app_with(move |gateway| {
-        with_keys(false, false)(gateway);
-        for partner in &mut gateway.partners {
-            if partner.as2_id == PARTNER {
-                partner.async_mdn_urls = vec![allowed.clone()];
-                partner.async_mdn_allowed_networks = vec!["127.0.0.0/8".into()];
-                tls(partner);
-            }
-        }
-        let retry = &mut gateway.async_mdn.retry;
-        retry.poll_interval_ms = 100;
-        retry.base_backoff_ms = 50;
-        retry.max_backoff_ms = 200;
-        retry.max_attempts = max_attempts;
-    })
-    .await
+    crate::async_mdn::hub_allowing_with(receiver.url("/mdn/"), max_attempts, tls).await
 }
 
 /// Posts a message asking for its MDN at `receiver` and waits until the delivery row

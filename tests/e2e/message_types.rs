@@ -4,43 +4,7 @@
 
 use edihub_events::{AcknowledgementAction, EdiAcknowledgementIssued, EdiMessageParsed};
 use edihub_events::{InvoiceTransformed, headers};
-use edihub_tests::{PARTNER, TestApp, fixture, spawn_app, spawn_app_with, wait_for};
-use std::time::Duration;
-use uuid::Uuid;
-
-/// Posts `payload`, runs the consumers and the relay until the message has its final
-/// event (`last`); returns the message id and its outbox event types in `seq` order.
-async fn through_the_path(app: &TestApp, payload: &[u8], last: &str) -> (Uuid, Vec<String>) {
-    let as2_message_id = format!("{}@acme", Uuid::new_v4());
-    let response = app.post_as2(PARTNER, &as2_message_id, payload).await;
-    assert_eq!(response.status, 200);
-    let message_id: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&as2_message_id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("journalled message");
-    assert_eq!(app.drain_outbox().await, 1);
-    app.start_consumers();
-    let aggregate = message_id.to_string();
-    let types = wait_for(
-        &format!("the {last} outbox row"),
-        Duration::from_secs(60),
-        || async {
-            let types: Vec<String> = sqlx::query_scalar(
-                "SELECT event_type FROM outbox WHERE aggregate_id = $1 ORDER BY seq",
-            )
-            .bind(&aggregate)
-            .fetch_all(&app.pool)
-            .await
-            .expect("query");
-            types.iter().any(|t| t == last).then_some(types)
-        },
-    )
-    .await;
-    app.drain_outbox().await;
-    (message_id, types)
-}
+use edihub_tests::{PARTNER, fixture, spawn_app, spawn_app_with};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_desadv_is_accepted_published_generically_and_acknowledged_positively() {
@@ -58,7 +22,9 @@ async fn a_desadv_is_accepted_published_generically_and_acknowledged_positively(
         &desadv[at + unb_end.len()..],
     ]
     .concat();
-    let (message_id, types) = through_the_path(&app, &asking, "EdiAcknowledgementIssued").await;
+    let (message_id, types) = app
+        .through_the_path(&asking, "EdiAcknowledgementIssued")
+        .await;
     assert_eq!(
         types,
         [
@@ -99,7 +65,9 @@ async fn lower_case_under_unoa_is_a_warning_by_default_and_a_fault_when_strict()
     let invoic = fixture("edifact/charset-unoa-lower-case.edi");
 
     let tolerant = spawn_app().await;
-    let (message_id, types) = through_the_path(&tolerant, &invoic, "InvoiceTransformed").await;
+    let (message_id, types) = tolerant
+        .through_the_path(&invoic, "InvoiceTransformed")
+        .await;
     assert!(
         !types.iter().any(|t| t == "EdiMessageRejected"),
         "{types:?}"
@@ -126,7 +94,7 @@ async fn lower_case_under_unoa_is_a_warning_by_default_and_a_fault_when_strict()
         }
     })
     .await;
-    let (_, types) = through_the_path(&strict, &invoic, "EdiMessageRejected").await;
+    let (_, types) = strict.through_the_path(&invoic, "EdiMessageRejected").await;
     assert!(
         !types
             .iter()

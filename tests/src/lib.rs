@@ -29,8 +29,9 @@ pub const EXTRA_PARTNERS: [&str; 3] = ["BETA-TRADING", "GAMMA-FOODS", "DELTA-PAR
 /// The hub's AS2 name in tests.
 pub const HUB: &str = "EDIHUB";
 
-/// A binary of the workspace (`edihub`, `outbox-relay`, ...) next to the test binary:
-/// `target/debug/deps/e2e-<hash>` -> `target/debug/<name>`.
+/// A binary of the workspace (`edihub`, `outbox-relay`, ...) next to the test or bench
+/// binary: `target/debug/deps/e2e-<hash>` -> `target/debug/<name>`, and
+/// `target/release/deps/...` -> `target/release/<name>` for benches.
 pub fn service_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe
@@ -38,9 +39,13 @@ pub fn service_binary(name: &str) -> PathBuf {
         .and_then(|deps| deps.parent())
         .expect("target dir");
     let path = dir.join(name);
+    let build = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("release") => "`cargo build --release --bins`",
+        _ => "`cargo build --bins` (deploy/test.sh does)",
+    };
     assert!(
         path.exists(),
-        "{} is missing: run `cargo build --bins` first (deploy/test.sh does)",
+        "{} is missing: run {build} first",
         path.display()
     );
     path
@@ -436,6 +441,41 @@ impl TestApp {
             .into_iter()
             .find(|r| r.key.as_deref() == Some(key))
             .unwrap_or_else(|| panic!("no record with key {key} on {topic}"))
+    }
+
+    /// Posts `payload` from the test partner, runs the consumers and the relay until the
+    /// message has an outbox event of type `last`; returns the message id and its outbox
+    /// event types in `seq` order.
+    pub async fn through_the_path(&self, payload: &[u8], last: &str) -> (Uuid, Vec<String>) {
+        let as2_message_id = format!("{}@acme", Uuid::new_v4());
+        let response = self.post_as2(PARTNER, &as2_message_id, payload).await;
+        assert_eq!(response.status, 200);
+        let message_id: Uuid =
+            sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+                .bind(&as2_message_id)
+                .fetch_one(&self.pool)
+                .await
+                .expect("journalled message");
+        assert_eq!(self.drain_outbox().await, 1);
+        self.start_consumers();
+        let aggregate = message_id.to_string();
+        let types = wait_for(
+            &format!("the {last} outbox row"),
+            Duration::from_secs(60),
+            || async {
+                let types: Vec<String> = sqlx::query_scalar(
+                    "SELECT event_type FROM outbox WHERE aggregate_id = $1 ORDER BY seq",
+                )
+                .bind(&aggregate)
+                .fetch_all(&self.pool)
+                .await
+                .expect("query");
+                types.iter().any(|t| t == last).then_some(types)
+            },
+        )
+        .await;
+        self.drain_outbox().await;
+        (message_id, types)
     }
 
     /// An outbox event of `aggregate` (type `TestEvent`) for this test's inbound topic.

@@ -16,6 +16,7 @@
 //! presents a client certificate, as the partnership's outbound TLS says
 //! ([`edihub_outbound_tls`]), also carried in the row.
 
+pub mod checks;
 mod client;
 mod poster;
 mod resolve;

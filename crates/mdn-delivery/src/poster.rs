@@ -1,7 +1,7 @@
 //! The publisher of the `as2-mdn` channel: POSTs each row's stored MDN to its URL.
 
+use crate::checks::{self, SendFailure, UrlRefused};
 use crate::{AddressRefused, Clients, DeliveryError, MdnDelivery};
-use edihub_as2::receipt_url;
 use edihub_journal::StoredMdn;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher};
 use serde::Deserialize;
@@ -171,51 +171,30 @@ impl MdnPoster {
     }
 }
 
-/// The row's URL, when the hub may connect to it. reqwest's resolver (where host names
-/// are checked) never sees an IP-literal host, so that is checked here, again: the
-/// partnership's networks may have changed since, and old rows were never checked.
+/// The row's URL, when the hub may connect to it. An IP-literal host is checked here,
+/// again: the partnership's networks may have changed since, and old rows were never
+/// checked.
 fn checked_url(delivery: &MdnDelivery) -> Result<Url, PostError> {
-    let url = Url::parse(&delivery.url).map_err(|source| PostError::BadUrl {
-        url: delivery.url.clone(),
-        source,
-    })?;
-    if let Some(address) = receipt_url::ip_literal(&url)
-        && let Some(range) = receipt_url::refused_range(address, &delivery.allowed_networks)
-    {
-        return Err(PostError::Address {
-            url: delivery.url.clone(),
-            address,
-            range,
-        });
-    }
-    Ok(url)
+    let url = delivery.url.clone();
+    checks::checked_url(&delivery.url, &delivery.allowed_networks).map_err(
+        |refused| match refused {
+            UrlRefused::NotAUrl(source) => PostError::BadUrl { url, source },
+            UrlRefused::Address { address, range } => PostError::Address {
+                url,
+                address,
+                range,
+            },
+        },
+    )
 }
 
 /// A failed send; permanent when the resolver found only refused addresses.
 fn send_error(delivery: &MdnDelivery, source: reqwest::Error) -> PostError {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&source);
-    while let Some(error) = cause {
-        if let Some(refused) = error.downcast_ref::<AddressRefused>() {
-            return PostError::Refused {
-                url: delivery.url.clone(),
-                source: refused.clone(),
-            };
-        }
-        cause = error.source();
+    let url = delivery.url.clone();
+    match checks::send_failure(&source) {
+        SendFailure::Refused(source) => PostError::Refused { url, source },
+        SendFailure::Other { cause } => PostError::Send { url, cause, source },
     }
-    PostError::Send {
-        url: delivery.url.clone(),
-        cause: innermost(&source),
-        source,
-    }
-}
-
-fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut last = error;
-    while let Some(next) = last.source() {
-        last = next;
-    }
-    last.to_string()
 }
 
 impl Publisher for MdnPoster {

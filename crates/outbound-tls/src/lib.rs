@@ -119,6 +119,26 @@ impl ServerTrust {
     }
 }
 
+/// A SHA-256 certificate fingerprint as operators write it: 64 hex digits, colons and
+/// case ignored. One reader for every fingerprint the hub is given (pinned servers here,
+/// partners' TLS client certificates in `edihub_partners`).
+pub fn sha256_fingerprint(text: &str) -> Result<[u8; 32], FingerprintError> {
+    let digits: String = text.chars().filter(|c| *c != ':').collect();
+    let bytes = hex::decode(digits.trim()).map_err(FingerprintError::NotHex)?;
+    bytes
+        .try_into()
+        .map_err(|b: Vec<u8>| FingerprintError::Length(b.len()))
+}
+
+/// Why a text is not a SHA-256 fingerprint; callers name the option in their message.
+#[derive(Debug, thiserror::Error)]
+pub enum FingerprintError {
+    #[error("not hex: {0}")]
+    NotHex(#[source] hex::FromHexError),
+    #[error("{0} bytes, not 32")]
+    Length(usize),
+}
+
 /// Both an extra CA and pinned fingerprints were given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("an extra CA and pinned fingerprints exclude each other: give one")]

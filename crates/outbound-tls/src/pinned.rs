@@ -15,14 +15,9 @@ pub(crate) fn parse_pins(texts: &[String]) -> Result<Vec<[u8; 32]>, TlsConfigErr
     texts
         .iter()
         .map(|text| {
-            let digits: String = text.chars().filter(|c| *c != ':').collect();
-            let mut pin = [0u8; 32];
-            hex::decode_to_slice(digits.trim(), &mut pin).map_err(|_| {
-                TlsConfigError::Fingerprint {
-                    text: text.to_owned(),
-                }
-            })?;
-            Ok(pin)
+            crate::sha256_fingerprint(text).map_err(|_| TlsConfigError::Fingerprint {
+                text: text.to_owned(),
+            })
         })
         .collect()
 }

@@ -4,7 +4,8 @@
 //! cannot undo it), its outbound TLS what is trusted and presented; no redirects, no
 //! proxy unless configured.
 
-use edihub_as2::{OutgoingMessage, receipt_url};
+use edihub_as2::OutgoingMessage;
+use edihub_mdn_delivery::checks::{self, SendFailure, UrlRefused};
 use edihub_mdn_delivery::{AddressRefused, Clients, DeliveryError};
 use edihub_partners::Partnership;
 use std::net::IpAddr;
@@ -115,39 +116,23 @@ pub(crate) async fn post(
 /// `url`, when the hub may connect to it. The resolver never sees an IP-literal host,
 /// so that is checked here.
 fn checked_url(url: &str, partnership: &Partnership) -> Result<Url, PostError> {
-    let parsed = Url::parse(url).map_err(|source| PostError::BadUrl {
-        url: url.to_owned(),
-        source,
-    })?;
-    if let Some(address) = receipt_url::ip_literal(&parsed)
-        && let Some(range) =
-            receipt_url::refused_range(address, &partnership.async_mdn_allowed_networks)
-    {
-        return Err(PostError::Address {
-            url: url.to_owned(),
-            address,
-            range,
-        });
-    }
-    Ok(parsed)
+    checks::checked_url(url, &partnership.async_mdn_allowed_networks).map_err(|refused| {
+        let url = url.to_owned();
+        match refused {
+            UrlRefused::NotAUrl(source) => PostError::BadUrl { url, source },
+            UrlRefused::Address { address, range } => PostError::Address {
+                url,
+                address,
+                range,
+            },
+        }
+    })
 }
 
 fn send_error(url: &str, source: reqwest::Error) -> PostError {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&source);
-    let mut innermost = source.to_string();
-    while let Some(error) = cause {
-        if let Some(refused) = error.downcast_ref::<AddressRefused>() {
-            return PostError::Refused {
-                url: url.to_owned(),
-                source: refused.clone(),
-            };
-        }
-        innermost = error.to_string();
-        cause = error.source();
-    }
-    PostError::Send {
-        url: url.to_owned(),
-        cause: innermost,
-        source,
+    let url = url.to_owned();
+    match checks::send_failure(&source) {
+        SendFailure::Refused(source) => PostError::Refused { url, source },
+        SendFailure::Other { cause } => PostError::Send { url, cause, source },
     }
 }

@@ -5,7 +5,9 @@
 
 use edihub_as2::{AlgorithmPolicy, Encryption, MicAlg};
 use edihub_edifact::charset::{CharsetPolicy, UnknownCharsetPolicy};
-use edihub_outbound_tls::{ClientCertificate, OutboundTls, ServerTrust, TlsConfigError};
+use edihub_outbound_tls::{
+    ClientCertificate, FingerprintError, OutboundTls, ServerTrust, TlsConfigError,
+};
 use ipnet::IpNet;
 use std::path::PathBuf;
 
@@ -95,17 +97,11 @@ fn known_ciphers() -> String {
 
 /// A SHA-256 certificate fingerprint: 64 hex digits, colons and case ignored.
 pub fn fingerprint(text: &str) -> Result<[u8; 32], OptionError> {
-    let digits: String = text.chars().filter(|c| *c != ':').collect();
-    let bytes = hex::decode(digits.trim()).map_err(|source| OptionError::FingerprintNotHex {
-        text: text.to_owned(),
-        source,
-    })?;
-    bytes
-        .try_into()
-        .map_err(|b: Vec<u8>| OptionError::FingerprintLength {
-            text: text.to_owned(),
-            bytes: b.len(),
-        })
+    let text = text.to_owned();
+    edihub_outbound_tls::sha256_fingerprint(&text).map_err(|error| match error {
+        FingerprintError::NotHex(source) => OptionError::FingerprintNotHex { text, source },
+        FingerprintError::Length(bytes) => OptionError::FingerprintLength { text, bytes },
+    })
 }
 
 pub fn fingerprints(texts: &[String]) -> Result<Vec<[u8; 32]>, OptionError> {

@@ -135,6 +135,7 @@ async fn receive_message(
                 .clone()
                 .map_or(ReceiptDelivery::InResponse, ReceiptDelivery::Async);
             let (mic, signed_sha256) = (accepted.mic.clone(), accepted.signed_sha256);
+            let partner = directory.partner(&as2.as2_from);
             let entry = entry::journal_entry(
                 *accepted,
                 &Arrival {
@@ -146,11 +147,8 @@ async fn receive_message(
                     trace: &incoming.trace,
                     topic: &state.settings.kafka.topics.inbound_received,
                     replay_window: replay_window(state),
-                    partner_endpoint: partner_endpoint(directory.partner(&as2.as2_from)),
-                    edifact_charset: directory
-                        .partner(&as2.as2_from)
-                        .map(|p| p.edifact_charset)
-                        .unwrap_or_default(),
+                    partner_endpoint: partner_endpoint(partner),
+                    edifact_charset: partner.map(|p| p.edifact_charset).unwrap_or_default(),
                 },
             )?;
             let replay_until = entry.message.replay_until;

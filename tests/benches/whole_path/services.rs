@@ -118,7 +118,7 @@ fn spawn(service: &str, settings: &Path, hub: &Hub, logs: &Path) -> Child {
         .append(true)
         .open(logs.join(format!("{service}.log")))
         .expect("log file");
-    let mut command = Command::new(release_binary(service));
+    let mut command = Command::new(edihub_tests::service_binary(service));
     // The settings file must win over the stack's environment (DATABASE_URL, ...).
     for (variable, _) in edihub_config::ENV_OVERRIDES {
         command.env_remove(variable);
@@ -147,20 +147,4 @@ fn spawn(service: &str, settings: &Path, hub: &Hub, logs: &Path) -> Child {
     command
         .spawn()
         .unwrap_or_else(|e| panic!("start {service}: {e}"))
-}
-
-/// `target/release/<name>`, beside this bench's own binary (`target/release/deps/`).
-fn release_binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("bench binary path");
-    let dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target dir");
-    let path = dir.join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --release --bins` first",
-        path.display()
-    );
-    path
 }
