@@ -2,9 +2,12 @@
 
 mod acknowledgement;
 mod async_mdn;
+mod audit_evidence;
+mod audit_verify;
 mod async_mdn_tls;
 mod certificates;
 mod chaos;
+mod evidence_capture;
 mod folding;
 mod gateway;
 mod journal;

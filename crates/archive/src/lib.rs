@@ -8,9 +8,11 @@
 //! after the PUT and before the commit leaves an extra object *version* under the same
 //! deterministic key, never a missing one.
 
+pub mod evidence;
 mod export;
 mod handler;
 mod store;
+pub mod verify;
 
 pub use handler::{ArchiveError, Archiver};
 pub use store::{ArchiveStore, StoreError, object_key, retain_until};

@@ -508,3 +508,38 @@ impl Default for ConsumerSettings {
         }
     }
 }
+
+/// The audit ledger's sealing (`[archive]`, docs/adr/0006-audit-evidence-and-ledger.md):
+/// read by the archive consumer, which seals, and by `edihub audit`, which verifies.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ArchiveSettings {
+    /// PEM certificate of the key that signs sealed segments. The archive consumer refuses
+    /// to start without it; verifiers trust only this certificate for segment signatures.
+    pub seal_certificate: Option<std::path::PathBuf>,
+    /// PEM private key (PKCS#8, encrypted when `seal_key_passphrase` is set).
+    pub seal_private_key: Option<std::path::PathBuf>,
+    pub seal_key_passphrase: Option<Secret>,
+    /// Seal once this many archived messages wait...
+    pub seal_max_entries: usize,
+    /// ...or once the oldest has waited this long.
+    pub seal_interval_seconds: u64,
+    /// An RFC 3161 timestamp authority; each segment's manifest is timestamped when set.
+    pub timestamp_url: Option<String>,
+    /// The timestamp authority's certificate (PEM), to verify its tokens.
+    pub timestamp_certificate: Option<std::path::PathBuf>,
+}
+
+impl Default for ArchiveSettings {
+    fn default() -> Self {
+        Self {
+            seal_certificate: None,
+            seal_private_key: None,
+            seal_key_passphrase: None,
+            seal_max_entries: 1000,
+            seal_interval_seconds: 60,
+            timestamp_url: None,
+            timestamp_certificate: None,
+        }
+    }
+}

@@ -10,6 +10,7 @@
 
 mod accept;
 mod batch;
+mod evidence;
 mod lookup;
 mod mdn;
 mod payload;
@@ -18,6 +19,9 @@ mod replay;
 
 pub use accept::accept;
 pub use batch::{Accept, AcceptQueue};
+pub use evidence::{
+    EncryptionFacts, MessageEvidence, SecurityFacts, SignatureFacts, load_evidence,
+};
 pub use lookup::{find_by_as2_message_id, message_json};
 pub use mdn::{find_mdn, load_mdns};
 pub use payload::{ClaimCheckError, StoredPayload, load_payload, resolve_claim_check};
