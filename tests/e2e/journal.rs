@@ -36,6 +36,8 @@ fn accept(as2_message_id: &str, with_async_mdn: bool) -> Accept {
             received_at: Utc::now(),
             signed_sha256: None,
             replay_until: None,
+            signed_entity: None,
+            security: None,
         },
         mdn: StoredMdn {
             mdn_message_id: format!("mdn-{as2_message_id}"),

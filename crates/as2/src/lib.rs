@@ -47,6 +47,7 @@ pub use mic::{Mic, MicAlg, mic_for_unsigned};
 /// An X.509 certificate (OpenSSL's), as the S/MIME functions take it.
 pub use openssl::x509::X509 as Certificate;
 pub use smime::{
-    AlgorithmPolicy, InboundRefusal, PartnerSecurity, SecureMessage, SecureMessageSpec,
-    UnwrapLimits, Unwrapped, VerifiedMdn, build_secure_message, read_mdn, sign_mdn, unwrap_inbound,
+    AlgorithmPolicy, EntityError, InboundRefusal, PartnerSecurity, SecureMessage,
+    SecureMessageSpec, SignatureEvidence, UnwrapLimits, Unwrapped, VerifiedEntity, VerifiedMdn,
+    build_secure_message, read_mdn, sign_mdn, unwrap_inbound, verify_signed_entity,
 };

@@ -8,7 +8,10 @@
 use crate::mdn::{Mdn, MdnContext};
 use crate::receipt::{ReceiptDelivery, receipt_delivery};
 use chrono::{DateTime, Utc};
-use edihub_as2::{As2Error, As2Headers, Disposition, DispositionError, InboundRefusal, Mic};
+use edihub_as2::{
+    As2Error, As2Headers, Disposition, DispositionError, Encryption, InboundRefusal, Mic,
+    SignatureEvidence,
+};
 use edihub_edifact::InterchangeHeader;
 use edihub_partners::{Directory, HubIdentity, Partnership};
 use url::Url;
@@ -73,6 +76,10 @@ pub struct Accepted {
     pub async_mdn: Option<Url>,
     /// SHA-256 of the signed entity as the partner signed it (replay detection).
     pub signed_sha256: Option<[u8; 32]>,
+    /// The signed entity, its signer and digest, for the audit evidence; `None` unsigned.
+    pub signature: Option<SignatureEvidence>,
+    /// The content-encryption algorithm, for the audit evidence; `None` unencrypted.
+    pub encryption: Option<Encryption>,
     /// Remarks on an accepted message (a weak digest or cipher), for operators.
     pub warnings: Vec<String>,
 }
@@ -145,6 +152,8 @@ pub fn decide(
                 mdn,
                 async_mdn,
                 signed_sha256: unwrapped.signed_sha256,
+                signature: unwrapped.signature,
+                encryption: unwrapped.encryption,
                 warnings: unwrapped.warnings,
             })))
         }

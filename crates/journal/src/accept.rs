@@ -12,7 +12,8 @@ use std::sync::LazyLock;
 /// are bound in this order by both.
 pub(crate) const INSERT_MESSAGE: &str = "INSERT INTO edi_message (id, as2_from, as2_to, \
     as2_message_id, content_type, as2_headers, raw_body, payload, payload_sha256, payload_size, \
-    unb_sender, unb_recipient, unb_reference, received_at, signed_sha256, replay_until)";
+    unb_sender, unb_recipient, unb_reference, received_at, signed_sha256, replay_until, \
+    signed_entity, security)";
 pub(crate) const INSERT_MDN: &str = "INSERT INTO mdn (message_id, mdn_message_id, disposition, \
     content_type, headers, body, created_at)";
 
@@ -25,7 +26,7 @@ static ACCEPT: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH message AS (
              {message}
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $20, $21)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $20, $21, $22, $23)
              ON CONFLICT DO NOTHING
              RETURNING id),
          receipt AS (
@@ -45,7 +46,7 @@ static ACCEPT: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The first parameter of the event's outbox part, after the message's and the MDN's.
-const EVENT: usize = 22;
+const EVENT: usize = 24;
 /// The first parameter of the delivery's outbox part.
 const DELIVERY: usize = EVENT + insert::PARAMETERS;
 
@@ -99,10 +100,19 @@ fn arguments(
     args.add(&mdn.body)?;
     args.add(message.signed_sha256.as_ref().map(|d| d.as_slice()))?;
     args.add(message.replay_until)?;
+    args.add(message.signed_entity.as_deref())?;
+    args.add(security_json(message.security.as_ref())?)?;
     debug_assert_eq!(args.len() + 1, EVENT);
     insert::bind(&mut args, Some(event), channels::KAFKA)?;
     insert::bind(&mut args, delivery, channels::AS2_MDN)?;
     Ok(args)
+}
+
+/// The `security` column's value.
+pub(crate) fn security_json(
+    security: Option<&crate::SecurityFacts>,
+) -> Result<Option<serde_json::Value>, serde_json::Error> {
+    security.map(serde_json::to_value).transpose()
 }
 
 #[cfg(test)]

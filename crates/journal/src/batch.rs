@@ -20,7 +20,7 @@ use sqlx::{Arguments as _, PgPool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
-use crate::accept::{INSERT_MDN, INSERT_MESSAGE};
+use crate::accept::{INSERT_MDN, INSERT_MESSAGE, security_json};
 use crate::mdn::headers_json;
 use crate::{AcceptedMessage, JournalError, StoredMdn, accept, sha256_hex};
 
@@ -134,7 +134,8 @@ static INSERT_MANY: LazyLock<String> = LazyLock::new(|| {
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
                                   $6::jsonb[], $7::bytea[], $8::bytea[], $9::text[],
                                   $10::int8[], $11::text[], $12::text[], $13::text[],
-                                  $14::timestamptz[], $20::bytea[], $21::timestamptz[])
+                                  $14::timestamptz[], $20::bytea[], $21::timestamptz[],
+                                  $22::bytea[], $23::jsonb[])
              ON CONFLICT DO NOTHING
              RETURNING id),
          receipt AS (
@@ -159,7 +160,7 @@ static INSERT_MANY: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The first parameter of the events' outbox part, after the messages' and the MDNs'.
-const EVENT: usize = 22;
+const EVENT: usize = 24;
 /// The first parameter of the deliveries' outbox part.
 const DELIVERY: usize = EVENT + insert::PARAMETERS;
 
@@ -197,6 +198,12 @@ fn arguments(accepts: &[&Accept]) -> Result<PgArguments, BoxDynError> {
         a.message.signed_sha256.as_ref().map(|d| d.as_slice())
     }))?;
     args.add(column(accepts, |a| a.message.replay_until))?;
+    args.add(column(accepts, |a| a.message.signed_entity.as_deref()))?;
+    let security: Result<Vec<_>, _> = accepts
+        .iter()
+        .map(|a| security_json(a.message.security.as_ref()))
+        .collect();
+    args.add(security?)?;
     debug_assert_eq!(args.len() + 1, EVENT);
     let events = column(accepts, |a| Some(&a.event));
     insert::bind_arrays(&mut args, &events, channels::KAFKA)?;

@@ -51,6 +51,11 @@ pub struct AcceptedMessage {
     /// partner is not accepted again until `replay_until`.
     pub signed_sha256: Option<[u8; 32]>,
     pub replay_until: Option<DateTime<Utc>>,
+    /// The multipart/signed entity as received, before verification (audit evidence);
+    /// `None` unsigned.
+    pub signed_entity: Option<Vec<u8>>,
+    /// What the gateway established about the security layers (audit evidence).
+    pub security: Option<SecurityFacts>,
 }
 
 /// An MDN as stored and as sent back (again, on a resend).

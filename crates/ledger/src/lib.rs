@@ -12,12 +12,23 @@
 
 mod append;
 mod chain;
+mod read;
 mod seal;
+mod tsa;
 pub mod verify;
 
 pub use append::{append, mark_stored};
-pub use chain::{GENESIS, canonical, chain_hash};
-pub use seal::{SealError, SealPolicy, SealedSegment, Sealer, SegmentSink, SinkError};
+pub use chain::{
+    GENESIS, ParseError, ParsedEntry, canonical, chain_hash, format_time, parse_canonical,
+};
+pub use read::{
+    Backlog, Head, SegmentObjects, SegmentRow, StoredEntry, StoredObject, backlog, entries, head,
+    segments,
+};
+pub use seal::{
+    Manifest, SEAL_LOCK_KEY, SealError, SealPolicy, SealedSegment, Sealer, SegmentSink, SinkError,
+    certificate_key, manifest_bytes, segment_prefix,
+};
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -71,4 +82,28 @@ pub enum LedgerError {
     /// A redelivered message's entry names other digests than the ones rebuilt now.
     #[error("ledger entry {seq} of message {message_id} differs from the evidence rebuilt now")]
     EntryMismatch { seq: i64, message_id: Uuid },
+    /// `mark_stored` for a message that has no entry: the archive skipped `append`.
+    #[error("message {message_id} has no ledger entry")]
+    NotAppended { message_id: Uuid },
+    /// A stored hash is not 32 bytes (the table's CHECK rules it out).
+    #[error("ledger entry {seq} has a malformed hash")]
+    BadHash { seq: i64 },
+    /// A stored hash is not the link its canonical bytes give: the table was altered.
+    #[error("ledger entry {seq}: its stored hash is not SHA-256(previous hash || canonical)")]
+    ChainBroken { seq: i64 },
+    /// A segment row's objects column does not read as the ledger writes it.
+    #[error("ledger segment {first_seq}: objects column: {source}")]
+    SegmentObjects {
+        first_seq: i64,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The file names of a segment, under its prefix.
+pub mod files {
+    pub const ENTRIES: &str = "entries.jsonl";
+    pub const MANIFEST: &str = "segment.json";
+    pub const SIGNATURE: &str = "segment.p7s";
+    pub const TIMESTAMP: &str = "segment.tsr";
 }

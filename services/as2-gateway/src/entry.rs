@@ -39,6 +39,12 @@ pub(crate) fn journal_entry(
     arrival: &Arrival<'_>,
 ) -> Result<Accept, serde_json::Error> {
     let (message_id, as2) = (arrival.message_id, arrival.as2);
+    let (signed_entity, security) = security::evidence(
+        accepted.signature,
+        accepted.encryption,
+        &accepted.layers,
+        &accepted.mic,
+    );
     let unb = accepted.unb.as_ref();
     let message = AcceptedMessage {
         id: message_id,
@@ -58,6 +64,8 @@ pub(crate) fn journal_entry(
             .and(arrival.replay_window)
             .map(|window| arrival.received_at + window),
         payload: accepted.payload,
+        signed_entity,
+        security: Some(security),
     };
     let event = received_event(&message, arrival)?;
     let delivery = accepted.async_mdn.as_ref().map(|url| {
@@ -150,5 +158,6 @@ fn headers_json(headers: &HeaderMap) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
+mod security;
 #[cfg(test)]
 mod tests;

@@ -77,6 +77,8 @@ fuzz_target!(|data: &[u8]| {
         assert!(unwrapped.signed || !partner.require_signature);
         assert!(unwrapped.encrypted || !partner.require_encryption);
         assert_eq!(unwrapped.signed, unwrapped.signed_sha256.is_some());
+        assert_eq!(unwrapped.signed, unwrapped.signature.is_some());
+        assert_eq!(unwrapped.encrypted, unwrapped.encryption.is_some());
     }
     let _ = read_mdn(&headers.content_type, body, &PARTNER);
 });

@@ -9,9 +9,10 @@
 use openssl::x509::X509;
 
 use super::entity::{Entity, inner_entity};
+use super::evidence::SignatureEvidence;
 use super::limits::UnwrapLimits;
 use super::policy::AlgorithmPolicy;
-use crate::crypto::Identity;
+use crate::crypto::{Encryption, Identity};
 use crate::headers::As2Headers;
 use crate::mdn::DispositionError;
 use crate::mic::{Mic, MicAlg, mic_for_unsigned};
@@ -58,6 +59,11 @@ pub struct Unwrapped {
     /// SHA-256 of the signed entity (headers included) as it verified, the MIC's input:
     /// the same for a captured message resent under another Message-ID. `None` unsigned.
     pub signed_sha256: Option<[u8; 32]>,
+    /// The signature's evidence (the signed entity, the signer, the digest); `None`
+    /// unsigned.
+    pub signature: Option<SignatureEvidence>,
+    /// The content-encryption algorithm; `None` unencrypted.
+    pub encryption: Option<Encryption>,
     /// What was accepted but is weak (a SHA-1 digest, a 3DES cipher), in short sentences
     /// for operators.
     pub warnings: Vec<String>,
@@ -132,6 +138,7 @@ pub fn unwrap_inbound(
         decompressed: 0,
         authenticated: false,
         signature: None,
+        encryption: None,
         warnings: Vec::new(),
     };
     let outer = Entity {
@@ -155,8 +162,9 @@ struct Peeler<'a> {
     /// Bytes the compressed layers inflated to so far.
     decompressed: usize,
     authenticated: bool,
-    /// The signed layer's MIC and digest.
-    signature: Option<(Mic, [u8; 32])>,
+    /// The signed layer's MIC, SHA-256 and evidence.
+    signature: Option<(Mic, [u8; 32], SignatureEvidence)>,
+    encryption: Option<Encryption>,
     warnings: Vec<String>,
 }
 
@@ -185,16 +193,23 @@ impl Peeler<'_> {
                     )
                     .map_err(|e| refusal(UnexpectedProcessingError, e))?;
                 }
-                Layer::Enveloped => open::decrypted(
-                    &current,
-                    self.hub,
-                    self.partner.algorithms,
-                    &mut self.warnings,
-                )?,
+                Layer::Enveloped => {
+                    let (plain, cipher) = open::decrypted(
+                        &current,
+                        self.hub,
+                        self.partner.algorithms,
+                        &mut self.warnings,
+                    )?;
+                    self.encryption = Some(cipher);
+                    plain
+                }
                 Layer::Compressed => {
                     open::decompressed(&current, &self.limits, &mut self.decompressed)?
                 }
-                Layer::Signed => self.verified(&ct, &current.body)?,
+                Layer::Signed => {
+                    let entity = entity_bytes.take();
+                    self.verified(&ct, &current, entity)?
+                }
             };
             current = inner_entity(&inner);
             entity_bytes = Some(inner);
@@ -203,10 +218,13 @@ impl Peeler<'_> {
         // RFC 4130 section 7.3.1: signed, over the signed entity; unsigned but wrapped,
         // over the decrypted and decompressed entity with its headers; plain, over the
         // content.
-        let (mic, signed_sha256) = match (self.signature.take(), &entity_bytes) {
-            (Some((mic, sha256)), _) => (mic, Some(sha256)),
-            (None, Some(entity)) => (Mic::compute(mic_alg(self.headers, None), entity), None),
-            (None, None) => (mic_for_unsigned(self.headers, &payload), None),
+        let (mic, signed_sha256, signature) = match (self.signature.take(), &entity_bytes) {
+            (Some((mic, sha256, evidence)), _) => (mic, Some(sha256), Some(evidence)),
+            (None, Some(entity)) => {
+                let mic = Mic::compute(mic_alg(self.headers, None), entity);
+                (mic, None, None)
+            }
+            (None, None) => (mic_for_unsigned(self.headers, &payload), None, None),
         };
         Ok(Unwrapped {
             payload,
@@ -216,6 +234,8 @@ impl Peeler<'_> {
             compressed: self.seen.compressed,
             mic,
             signed_sha256,
+            signature,
+            encryption: self.encryption,
             warnings: std::mem::take(&mut self.warnings),
         })
     }
@@ -242,13 +262,45 @@ impl Peeler<'_> {
         Ok(())
     }
 
-    fn verified(&mut self, ct: &ContentType, body: &[u8]) -> Result<Vec<u8>, InboundRefusal> {
-        let verified =
-            signer::verify_signed(self.headers, ct, body, self.partner, &mut self.warnings)?;
+    /// Verifies the signed layer `layer`. `entity` is the layer's whole entity as the
+    /// layer around it produced it; `None` when it is the outermost layer, whose entity
+    /// is then rebuilt from the request's headers and body.
+    fn verified(
+        &mut self,
+        ct: &ContentType,
+        layer: &Entity,
+        entity: Option<Vec<u8>>,
+    ) -> Result<Vec<u8>, InboundRefusal> {
+        let verified = signer::verify_signed(
+            self.headers,
+            ct,
+            &layer.body,
+            self.partner,
+            &mut self.warnings,
+        )?;
         self.authenticated = true;
-        self.signature = Some((verified.mic, verified.sha256));
+        let evidence = SignatureEvidence {
+            entity: entity.unwrap_or_else(|| wire_entity(layer)),
+            certificate_der: verified.certificate_der,
+            digest: verified.digest,
+        };
+        self.signature = Some((verified.mic, verified.sha256, evidence));
         Ok(verified.content)
     }
+}
+
+/// The outermost entity as a MIME entity: its HTTP Content-Type and
+/// Content-Transfer-Encoding headers, a blank line, the body as received.
+fn wire_entity(layer: &Entity) -> Vec<u8> {
+    let mut head = format!("Content-Type: {}\r\n", layer.content_type);
+    if let Some(encoding) = &layer.transfer_encoding {
+        head.push_str(&format!("Content-Transfer-Encoding: {encoding}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut entity = Vec::with_capacity(head.len() + layer.body.len());
+    entity.extend_from_slice(head.as_bytes());
+    entity.extend_from_slice(&layer.body);
+    entity
 }
 
 fn encryption_required() -> InboundRefusal {

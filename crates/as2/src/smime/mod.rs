@@ -13,11 +13,14 @@
 //! The MIC of a signed message covers the signed MIME entity exactly as it arrived,
 //! headers included: the parts are slices of the received buffer, never re-serialised.
 //!
+//! [`verify_signed_entity`] re-verifies a stored signed entity, for auditors.
+//!
 //! `inbound` unwraps, `signed_mdn` signs and reads MDNs, and `outbound` builds;
 //! `signature` (multipart/signed both ways) and `entity` (a MIME entity's header block
 //! and body) are what they share.
 
 mod entity;
+mod evidence;
 mod inbound;
 mod limits;
 mod outbound;
@@ -25,6 +28,7 @@ mod policy;
 mod signature;
 mod signed_mdn;
 
+pub use evidence::{EntityError, SignatureEvidence, VerifiedEntity, verify_signed_entity};
 pub use inbound::{InboundRefusal, PartnerSecurity, Unwrapped, unwrap_inbound};
 pub use limits::{EXPANSION_FLOOR, UnwrapLimits};
 pub use outbound::{SecureMessage, SecureMessageSpec, build_secure_message};

@@ -66,6 +66,33 @@ pub(super) fn verify_with_fallback(
     }
 }
 
+/// Which of `certificates` made `signature` over `content` (bytes that verified): the
+/// only one when there is one, else the first that verifies alone (a rollover).
+pub(super) fn signer_index(
+    signature: &[u8],
+    content: &[u8],
+    certificates: &[X509],
+) -> Option<usize> {
+    if certificates.len() == 1 {
+        return Some(0);
+    }
+    certificates.iter().position(|cert| {
+        crypto::verify_detached(signature, content, std::slice::from_ref(cert)).is_ok()
+    })
+}
+
+/// The digest the signature names, as AS2 names it; of several, the last named (usually
+/// a signer info's own). `None` when it names none this crate knows.
+pub(super) fn signature_digest(signature: &[u8]) -> Option<MicAlg> {
+    crypto::signature_digest_algorithms(signature)?
+        .into_iter()
+        .filter_map(|alg| match alg {
+            crypto::Algorithm::Known(alg) => Some(alg),
+            crypto::Algorithm::Other(_) => None,
+        })
+        .next_back()
+}
+
 /// Base64 in 76-character lines, each ended by CRLF.
 pub(super) fn base64_lines(bytes: &[u8]) -> String {
     let encoded = STANDARD.encode(bytes);

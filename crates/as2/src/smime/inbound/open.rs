@@ -3,7 +3,7 @@
 
 use super::layer::cms_der;
 use super::refusal;
-use crate::crypto::{self, Algorithm, DecompressError, Identity};
+use crate::crypto::{self, Algorithm, DecompressError, Encryption, Identity};
 use crate::mdn::DispositionError;
 use crate::smime::InboundRefusal;
 use crate::smime::entity::Entity;
@@ -12,13 +12,13 @@ use crate::smime::policy::{AlgorithmPolicy, is_weak_cipher};
 
 /// The content of an enveloped-data layer, decrypted with the hub's key once its cipher
 /// is known to be one the partnership accepts (read from the DER first, so a forbidden
-/// cipher costs no RSA private-key operation).
+/// cipher costs no RSA private-key operation). Returns the cipher with the content.
 pub(super) fn decrypted(
     layer: &Entity,
     hub: Option<&Identity>,
     algorithms: &AlgorithmPolicy,
     warnings: &mut Vec<String>,
-) -> Result<Vec<u8>, InboundRefusal> {
+) -> Result<(Vec<u8>, Encryption), InboundRefusal> {
     use DispositionError::{DecryptionFailed, InsufficientMessageSecurity};
     let der = cms_der(layer.transfer_encoding.as_deref(), &layer.body)
         .map_err(|e| refusal(DecryptionFailed, format!("enveloped data: {e}")))?;
@@ -28,7 +28,7 @@ pub(super) fn decrypted(
             "enveloped data: its content-encryption algorithm cannot be read",
         )
     })?;
-    match cipher {
+    let cipher = match cipher {
         Algorithm::Known(cipher) if algorithms.ciphers.contains(&cipher) => {
             if is_weak_cipher(cipher) {
                 warnings.push(format!(
@@ -36,6 +36,7 @@ pub(super) fn decrypted(
                     cipher.as_str()
                 ));
             }
+            cipher
         }
         Algorithm::Known(cipher) => {
             let reason = format!(
@@ -49,14 +50,15 @@ pub(super) fn decrypted(
                 format!("encrypted with cipher {oid}, which the partnership does not accept");
             return Err(refusal(InsufficientMessageSecurity, reason));
         }
-    }
+    };
     let hub = hub.ok_or_else(|| {
         refusal(
             DecryptionFailed,
             "the message is encrypted but the hub has no private key configured",
         )
     })?;
-    crypto::decrypt(hub, &der).map_err(|e| refusal(DecryptionFailed, e))
+    let plain = crypto::decrypt(hub, &der).map_err(|e| refusal(DecryptionFailed, e))?;
+    Ok((plain, cipher))
 }
 
 /// The content of a compressed-data layer, inflated within what is left of the message's

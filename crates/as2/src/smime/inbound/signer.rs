@@ -8,11 +8,11 @@ use super::{PartnerSecurity, mic_alg, refusal};
 use crate::crypto::{self, Algorithm, VerifyError};
 use crate::headers::As2Headers;
 use crate::mdn::DispositionError;
-use crate::mic::Mic;
+use crate::mic::{Mic, MicAlg};
 use crate::mime::ContentType;
 use crate::smime::InboundRefusal;
 use crate::smime::policy::{AlgorithmPolicy, is_weak_digest};
-use crate::smime::signature::{signed_parts, verify_with_fallback};
+use crate::smime::signature::{signature_digest, signed_parts, signer_index, verify_with_fallback};
 
 /// A verified signed layer.
 pub(super) struct Verified {
@@ -21,6 +21,9 @@ pub(super) struct Verified {
     pub(super) mic: Mic,
     /// SHA-256 of `content`: the same bytes whatever Message-ID or wrapping carried them.
     pub(super) sha256: [u8; 32],
+    /// DER of the partner certificate that made the signature.
+    pub(super) certificate_der: Vec<u8>,
+    pub(super) digest: MicAlg,
 }
 
 /// Why a pinned certificate of the partner may not sign this message.
@@ -77,10 +80,23 @@ pub(super) fn verify_signed(
     })?;
     let mic = Mic::compute(mic_alg(headers, ct.param("micalg")), &content);
     let sha256 = Sha256::digest(&content).into();
+    let certificate_der = signer_index(&signature, &content, &signers)
+        .and_then(|i| signers.get(i))
+        .and_then(|cert| cert.to_der().ok())
+        .ok_or_else(|| {
+            refusal(
+                IntegrityCheckFailed,
+                "signature does not verify with any single certificate of the partner",
+            )
+        })?;
+    // check_digests refused every digest this crate does not know, so there is one.
+    let digest = signature_digest(&signature).unwrap_or(MicAlg::Sha256);
     Ok(Verified {
         content,
         mic,
         sha256,
+        certificate_der,
+        digest,
     })
 }
 

@@ -14,6 +14,7 @@ use crate::mic::{Mic, MicAlg};
 
 mod algorithms;
 mod certs;
+mod evidence;
 mod limits;
 mod refusals;
 mod replay;
