@@ -70,6 +70,10 @@ max_backoff_ms = 2000
 [consumer]
 max_attempts = 1000
 retry_base_ms = 100
+[archive]
+seal_certificate = "{seal_cert}"
+seal_private_key = "{seal_key}"
+seal_interval_seconds = 1
 "#,
         db = app.database.url.expose(),
         brokers = app.kafka.brokers,
@@ -81,6 +85,8 @@ retry_base_ms = 100
         outbound = topics.outbound_status,
         dead = topics.dead_letter,
         bucket = app.store.bucket(),
+        seal_cert = edihub_tests::fixture_path("as2/hub.crt").display(),
+        seal_key = edihub_tests::fixture_path("as2/hub.key").display(),
     );
     let path = std::env::temp_dir().join(format!("edihub-chaos-{}.toml", app.suffix));
     std::fs::write(&path, text).expect("write config");

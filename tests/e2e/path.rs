@@ -298,7 +298,13 @@ async fn the_same_event_twice_has_one_effect_in_each_consumer() {
         1
     );
     assert_eq!(app.count("SELECT count(*) FROM archive_record").await, 1);
-    // One object version only: the second delivery did not PUT again.
+    // One version of each of the message's evidence objects only: the second delivery
+    // did not PUT again.
+    let objects = app.count("SELECT count(*) FROM archive_object").await;
+    assert_eq!(
+        objects, 5,
+        "payload, request body and headers, MDN, evidence.json"
+    );
     let versions = app
         .store
         .client()
@@ -307,7 +313,7 @@ async fn the_same_event_twice_has_one_effect_in_each_consumer() {
         .send()
         .await
         .expect("list versions");
-    assert_eq!(versions.versions().len(), 1);
+    assert_eq!(versions.versions().len() as i64, objects);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,6 +58,17 @@ pub fn fixture_path(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// The archive consumer's `[archive]` settings in tests: the fixture hub key seals the
+/// ledger, and segments are due after a second.
+pub fn archive_settings() -> edihub_config::ArchiveSettings {
+    edihub_config::ArchiveSettings {
+        seal_certificate: Some(fixture_path("as2/hub.crt")),
+        seal_private_key: Some(fixture_path("as2/hub.key")),
+        seal_interval_seconds: 1,
+        ..Default::default()
+    }
+}
+
 /// A project fixture's bytes, by path relative to `fixtures/`.
 pub fn fixture(relative: &str) -> Vec<u8> {
     let path = fixture_path(relative);
@@ -420,6 +431,7 @@ impl TestApp {
             kafka: self.kafka.clone(),
             s3: self.s3.clone(),
             consumer: consumer("archive"),
+            archive: archive_settings(),
             ops_listen: "127.0.0.1:0".into(),
         };
         let shutdown = self.shutdown.clone();

@@ -1,12 +1,17 @@
-//! The audit archive: each accepted original, stored immutably in S3 with Object Lock
-//! (COMPLIANCE mode, retained 10 years from receipt), and the record that proves it
-//! (the `archive_record` table). The store is also where the outbox purge exports to
-//! (`edihub_outbox::purge::Archive`).
+//! The audit archive: each accepted message's evidence (the original, the request as
+//! received, the signed entity, the MDN and `evidence.json`, [`evidence`]), stored
+//! immutably in S3 with Object Lock (COMPLIANCE mode, retained from receipt), chained in
+//! the audit ledger (`edihub_ledger`), and recorded (`archive_record`, which points to the
+//! original, and one `archive_object` per object). The store is also where the outbox
+//! purge exports to (`edihub_outbox::purge::Archive`) and where the ledger seals its
+//! segments (`edihub_ledger::SegmentSink`).
 //!
-//! Architecture invariant: the `archive_record` row commits in the same transaction as
-//! the archive consumer's inbox row, so an event is archived once per consumer; a crash
-//! after the PUT and before the commit leaves an extra object *version* under the same
-//! deterministic key, never a missing one.
+//! Architecture invariant: the records commit in the same transaction as the archive
+//! consumer's inbox row and the ledger entry's `stored_at`, so an event is archived once
+//! per consumer; the entry is appended before the PUTs (its position is in
+//! evidence.json), and a crash before the commit leaves extra identical object
+//! *versions* under the same deterministic keys and an entry its redelivery reuses,
+//! never a missing object (docs/adr/0006-audit-evidence-and-ledger.md).
 
 pub mod evidence;
 mod export;

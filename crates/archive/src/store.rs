@@ -206,5 +206,6 @@ impl ArchiveStore {
     }
 }
 
+mod sink;
 #[cfg(test)]
 mod tests;

@@ -29,6 +29,7 @@ pub const ENV_OVERRIDES: &[(&str, &str)] = &[
     ("AS2_LISTEN", "gateway.listen"),
     ("EDIHUB_HUB_AS2_ID", "gateway.hub_as2_id"),
     ("EDIHUB_HUB_KEY_PASSPHRASE", "gateway.hub_key_passphrase"),
+    ("EDIHUB_SEAL_KEY_PASSPHRASE", "archive.seal_key_passphrase"),
     ("EDIHUB_CONSUMER_GROUP", "consumer.group_id"),
     ("EDIHUB_CONSUMER_INSTANCE", "consumer.instance_id"),
 ];

@@ -24,6 +24,8 @@
 //! | `edihub_outbound_failures_total` | counter | `reason` | outbound messages that ended `failed`, by class: `mdn-error`, `mic-mismatch`, `signature`, `attempts-exhausted`, `refused` ([`outbound::FailureClass`]) |
 //! | `edihub_outbound_mdn_wait_seconds` | histogram | | time from sending an outbound message to its MDN (synchronous: the POST's answer; asynchronous: from `sent` to the MDN's arrival) |
 //! | `edihub_consumer_lag` | gauge | `consumer`, `topic`, `partition` | records of an assigned partition not yet handed to the handler: high watermark minus the consumer's position (before its first record, the committed offset), read every `consumer.lag_interval_ms` |
+//! | `edihub_ledger_unsealed_entries` | gauge | | audit ledger entries not yet sealed into a signed segment (stored or not); read from `ledger_entry` by the archive consumer every sealer tick |
+//! | `edihub_ledger_oldest_unsealed_seconds` | gauge | | age of the oldest unsealed ledger entry since it was chained (0 when none): grows past `archive.seal_interval_seconds` when sealing is stuck (an entry appended, never stored) |
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
@@ -33,11 +35,13 @@ use std::sync::LazyLock;
 
 pub mod certificates;
 pub mod component;
+pub mod ledger;
 mod ops;
 pub mod outbound;
 pub mod transport;
 
 pub use certificates::{CertificateExpiry, CertificateKind, set_certificate_expiries};
+pub use ledger::set_ledger_backlog;
 pub use ops::{OpsServer, Probe, probe, probe_with, routes};
 pub use outbound::{FailureClass, OutboundBacklog, record_failure, record_mdn_wait, set_backlog};
 pub use transport::{

@@ -1,7 +1,16 @@
-//! Wiring of the archive consumer: Kafka in, object-locked originals in S3 out.
+//! Wiring of the archive consumer: Kafka in, each message's evidence object-locked in
+//! S3 and chained in the audit ledger out; beside it, the sealer of ledger segments.
+
+mod backlog;
+mod seal;
+
+pub use seal::SealSetupError;
 
 use edihub_archive::{ArchiveStore, Archiver};
-use edihub_config::{ConsumerSettings, DatabaseSettings, KafkaSettings, S3Settings};
+use edihub_config::{
+    ArchiveSettings, ConsumerSettings, DatabaseSettings, KafkaSettings, S3Settings,
+};
+use edihub_ledger::Sealer;
 use edihub_metrics::component;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -16,6 +25,8 @@ pub struct Settings {
     pub kafka: KafkaSettings,
     pub s3: S3Settings,
     pub consumer: ConsumerSettings,
+    /// The ledger's sealing: key (required) and policy.
+    pub archive: ArchiveSettings,
     /// Where `/metrics`, `/health` and `/ready` are served (port 0 picks one).
     #[serde(default = "default_ops_listen")]
     pub ops_listen: String,
@@ -32,28 +43,49 @@ impl Default for Settings {
             kafka: Default::default(),
             s3: Default::default(),
             consumer: Default::default(),
+            archive: Default::default(),
             ops_listen: default_ops_listen(),
         }
     }
 }
 
-/// Builds the consumer (fails fast on bad settings) and runs it until `shutdown`: it
-/// stores each received original in the locked bucket, and stops between events.
+/// Builds the consumer and the sealer (fails fast on bad settings, a missing sealing key
+/// among them) and runs both until `shutdown`: the consumer archives each received
+/// message's evidence and stops between events, the sealer seals the ledger's stored
+/// entries into signed segments.
 pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Result<()> {
+    let key = seal::sealing_key(&settings.archive)?;
+    let policy = seal::policy(&settings.archive)?;
+    let tick = seal::tick(&policy);
     let consumer = settings.consumer.clone().or_default_group(DEFAULT_GROUP);
     let group = consumer.group_id.as_str();
     let pool = edihub_db::pool(&settings.database)?;
     let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
         edihub_db::is_reachable(&pool).await
     });
-    let archiver = Archiver::new(pool, ArchiveStore::new(&settings.s3), group);
-    let work = edihub_kafka::run_consumer(
+    let store = ArchiveStore::new(&settings.s3);
+    let sealer = Sealer::new(pool.clone(), store.clone(), key, policy);
+    let archiver = Archiver::new(pool.clone(), store, group);
+    let consuming = edihub_kafka::run_consumer(
         &settings.kafka,
         &consumer,
         &settings.kafka.topics.inbound_received,
         archiver,
         shutdown.clone(),
     );
+    // The sealer and the gauges stop with the consumer too, should it fail.
+    let stop = shutdown.child_token();
+    let sealing = sealer.run(tick, stop.clone());
+    let gauges = backlog::refresh_every(pool, tick, stop.clone());
+    let work = async {
+        let consuming = async {
+            let consumed = consuming.await;
+            stop.cancel();
+            consumed
+        };
+        let (consumed, (), ()) = tokio::join!(consuming, sealing, gauges);
+        consumed
+    };
     component::run(&settings.ops_listen, probe, work, shutdown).await?;
     Ok(())
 }

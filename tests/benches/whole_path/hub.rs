@@ -125,6 +125,9 @@ as2_id = {partner}
 certificates = [{partner_cert}]
 require_signature = true
 require_encryption = true
+[archive]
+seal_certificate = {hub_cert}
+seal_private_key = {hub_key}
 "#,
             ops = quoted(self.ops_of(service)),
             db = quoted(self.database.url.expose()),

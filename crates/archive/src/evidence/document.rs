@@ -71,7 +71,7 @@ pub struct EvidenceSignature {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceEncryption {
-    /// The content-encryption algorithm (`aes256-cbc`), or its dotted OID.
+    /// The content-encryption algorithm (`aes256`, `aes128-gcm`: `edihub_as2::Encryption::as_str`).
     pub algorithm: String,
 }
 
