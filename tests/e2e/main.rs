@@ -23,6 +23,7 @@ mod private_broker;
 mod purge;
 mod relay;
 mod replay;
+mod retention;
 mod smime;
 mod ssrf;
 mod transport;

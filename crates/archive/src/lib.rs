@@ -16,6 +16,7 @@
 pub mod evidence;
 mod export;
 mod handler;
+pub mod hold;
 mod store;
 pub mod verify;
 

@@ -206,6 +206,7 @@ impl ArchiveStore {
     }
 }
 
+mod hold;
 mod sink;
 #[cfg(test)]
 mod tests;

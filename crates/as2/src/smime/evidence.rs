@@ -16,7 +16,7 @@ pub struct SignatureEvidence {
     /// The `multipart/signed` entity, headers and body, byte for byte as it came out of
     /// the layer around it (or, outermost, the HTTP Content-Type and
     /// Content-Transfer-Encoding headers and the body as received), before verification.
-    /// A standard tool re-verifies it (`openssl cms -verify -nointern`).
+    /// A standard tool re-verifies its two parts ([`signed_entity_parts`]).
     pub entity: Vec<u8>,
     /// DER of the partner certificate whose signature verified.
     pub certificate_der: Vec<u8>,
@@ -55,6 +55,25 @@ pub enum EntityError {
     /// The signer is one of the certificates, but content and signature do not match.
     #[error("signature does not verify: {0}")]
     Invalid(String),
+}
+
+/// A stored signed entity's two parts, for standard tools: the signed content (the first
+/// part, headers included, byte for byte) and the signature (its second part, DER). With
+/// them, `openssl cms -verify -binary -inform DER -in signature -content content` checks
+/// what the one-step form cannot: openssl's own S/MIME reader rejoins a part's lines with
+/// one kind of line end, and AS2 parts mix CRLF headers with LF content.
+pub fn signed_entity_parts(entity: &[u8]) -> Result<(Vec<u8>, Vec<u8>), EntityError> {
+    let parsed = split_entity(entity).map_err(EntityError::Malformed)?;
+    let ct = ContentType::parse(&parsed.content_type)
+        .map_err(|e| EntityError::Malformed(format!("Content-Type: {e}")))?;
+    if ct.mime_type != "multipart/signed" {
+        return Err(EntityError::Malformed(format!(
+            "the entity is {}, not multipart/signed",
+            ct.mime_type
+        )));
+    }
+    let (content, signature) = signed_parts(&ct, &parsed.body).map_err(EntityError::Malformed)?;
+    Ok((content.to_vec(), signature))
 }
 
 /// Verifies a stored multipart/signed entity (headers and body) against exactly

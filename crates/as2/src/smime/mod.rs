@@ -28,7 +28,9 @@ mod policy;
 mod signature;
 mod signed_mdn;
 
-pub use evidence::{EntityError, SignatureEvidence, VerifiedEntity, verify_signed_entity};
+pub use evidence::{
+    EntityError, SignatureEvidence, VerifiedEntity, signed_entity_parts, verify_signed_entity,
+};
 pub use inbound::{InboundRefusal, PartnerSecurity, Unwrapped, unwrap_inbound};
 pub use limits::{EXPANSION_FLOOR, UnwrapLimits};
 pub use outbound::{SecureMessage, SecureMessageSpec, build_secure_message};

@@ -121,9 +121,9 @@ fn the_signed_entity_of_a_plain_signed_message_is_its_http_headers_and_body() {
 }
 
 /// A sender that signed bare LF line ends as they are (binary content) is verified by
-/// the hub as it is. openssl's S/MIME reader turns every line end of the first part into
-/// CRLF, so such an entity verifies with openssl only from its parts: the first part as
-/// the `-content`, with `-binary`.
+/// the hub as it is. openssl's S/MIME reader rejoins the first part's lines with one kind
+/// of line end, so such an entity verifies with openssl only from its parts
+/// (`signed_entity_parts`): the first part as the `-content`, with `-binary`.
 #[test]
 fn a_binary_signed_entity_verifies_with_openssl_from_its_parts() {
     let a = partner_a();
@@ -131,9 +131,7 @@ fn a_binary_signed_entity_verifies_with_openssl_from_its_parts() {
     let got = receive(&m, std::slice::from_ref(&a.certificate), (true, false)).unwrap();
     let entity = &signature_of(&got).entity;
     assert!(openssl_verify("lf", entity, A_CRT).is_err());
-    let top = crate::smime::entity::split_entity(entity).unwrap();
-    let ct = crate::mime::ContentType::parse(&top.content_type).unwrap();
-    let (content, der) = crate::smime::signature::signed_parts(&ct, &top.body).unwrap();
+    let (content, der) = signed_entity_parts(entity).unwrap();
     let dir = scratch("parts");
     let (part, sig) = (dir.join("content"), dir.join("signature.der"));
     std::fs::write(&part, content).unwrap();

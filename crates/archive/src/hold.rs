@@ -1,0 +1,1 @@
+//! Legal holds on archived messages (being written).

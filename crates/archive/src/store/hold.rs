@@ -1,0 +1,1 @@
+//! S3 legal holds on object versions (being written).
