@@ -48,7 +48,9 @@ fn openssl_verify(entity: &[u8], certificate: PathBuf) -> Result<Vec<u8>, String
 /// The fixture invoice in canonical CRLF line ends, as S/MIME signs text.
 fn crlf_invoice() -> Vec<u8> {
     let text = String::from_utf8(fixture("edifact/invoic-eancom-d96a.edi")).expect("text");
-    text.replace("\r\n", "\n").replace('\n', "\r\n").into_bytes()
+    text.replace("\r\n", "\n")
+        .replace('\n', "\r\n")
+        .into_bytes()
 }
 
 #[tokio::test]
@@ -74,8 +76,7 @@ async fn the_signed_entity_is_journaled_and_verifies_with_openssl() {
     let content = openssl_verify(&entity, fixture_path("as2/partner-a.crt"))
         .expect("openssl verifies the journaled entity with the partner certificate");
     let mut payload_entity =
-        b"Content-Type: application/edifact\r\nContent-Transfer-Encoding: binary\r\n\r\n"
-            .to_vec();
+        b"Content-Type: application/edifact\r\nContent-Transfer-Encoding: binary\r\n\r\n".to_vec();
     payload_entity.extend_from_slice(&payload);
     assert_eq!(content, payload_entity);
     assert_eq!(content, built.mic_content);
@@ -96,7 +97,10 @@ async fn the_signed_entity_is_journaled_and_verifies_with_openssl() {
         signature["certificate_der_b64"],
         base64::engine::general_purpose::STANDARD.encode(&der)
     );
-    assert_eq!(security["encryption"]["algorithm"], Encryption::Aes256Cbc.as_str());
+    assert_eq!(
+        security["encryption"]["algorithm"],
+        Encryption::Aes256Cbc.as_str()
+    );
     assert_eq!(security["compressed"], false);
     assert_eq!(security["mic"], built.expected_mic.header_value());
 }

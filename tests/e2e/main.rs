@@ -2,9 +2,9 @@
 
 mod acknowledgement;
 mod async_mdn;
+mod async_mdn_tls;
 mod audit_evidence;
 mod audit_verify;
-mod async_mdn_tls;
 mod certificates;
 mod chaos;
 mod evidence_capture;

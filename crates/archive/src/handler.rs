@@ -95,7 +95,7 @@ impl Archiver {
             return Ok(None);
         }
         let evidence = claimed_evidence(tx, &received.payload).await?;
-        let until = retain_until(evidence.received_at, self.store.retention_years())
+        let until = retain_until(evidence.received_at, self.retention_years(&received))
             .ok_or(ArchiveError::RetentionOutOfRange)?;
         let invoices = read_invoices(&evidence, &received).await?;
         let parts = EvidenceParts::new(&evidence, &invoices, until)?;
@@ -114,6 +114,12 @@ impl Archiver {
         Ok(Some(Staged {
             position: set.position(),
         }))
+    }
+
+    /// The partnership's retention the event carries, else the store's default. The
+    /// event is the same on every redelivery, so a rebuilt evidence.json is too.
+    fn retention_years(&self, received: &EdiMessageReceived) -> u32 {
+        (received.retention_years).unwrap_or_else(|| self.store.retention_years())
     }
 
     /// Appends the message's ledger entry (or finds it again) and returns the evidence

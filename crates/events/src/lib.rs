@@ -107,6 +107,11 @@ pub struct EdiMessageReceived {
     /// events written before it was added, which means `tolerant`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub charset_policy: Option<CharsetPolicy>,
+    /// How many years the archive keeps this message locked, from the partnership when
+    /// the message came in; absent when the partnership sets none (and in events written
+    /// before it was added), which means the archive's default (`s3.retention_years`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_years: Option<u32>,
 }
 
 /// Payload of `InvoiceTransformed` on `edi.invoice.canonical`.
@@ -322,5 +327,39 @@ mod tests {
             ..check
         };
         assert_eq!(foreign.journal_message_id(), None);
+    }
+
+    fn received_json() -> serde_json::Value {
+        let id = Uuid::now_v7();
+        serde_json::json!({
+            "message_id": id,
+            "as2_from": "ACME",
+            "as2_to": "EDIHUB",
+            "as2_message_id": "m1@acme",
+            "unb_reference": null,
+            "unb_sender": null,
+            "unb_recipient": null,
+            "content_type": "application/edifact",
+            "received_at": "2026-12-04T10:00:00Z",
+            "payload": ClaimCheck::for_journal(id, "ab".into(), 2),
+        })
+    }
+
+    #[test]
+    fn an_event_without_retention_means_the_archive_default_and_stays_without_it() {
+        let received: EdiMessageReceived = serde_json::from_value(received_json()).unwrap();
+        assert_eq!(received.retention_years, None);
+        let written = serde_json::to_value(&received).unwrap();
+        assert!(written.get("retention_years").is_none());
+    }
+
+    #[test]
+    fn a_partnership_retention_travels_with_the_event() {
+        let mut json = received_json();
+        json["retention_years"] = 8.into();
+        let received: EdiMessageReceived = serde_json::from_value(json).unwrap();
+        assert_eq!(received.retention_years, Some(8));
+        let written = serde_json::to_value(&received).unwrap();
+        assert_eq!(written["retention_years"], 8);
     }
 }

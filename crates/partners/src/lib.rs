@@ -59,6 +59,9 @@ pub struct Partnership {
     pub edifact_charset: edihub_edifact::charset::CharsetPolicy,
     /// How the hub sends to it; `None`: it sends nothing.
     pub outbound: Option<outbound::OutboundPartnership>,
+    /// How many years the archive keeps its messages locked; `None`: the archive's
+    /// default (`s3.retention_years`). Within [`options::RETENTION_YEARS_RANGE`].
+    pub retention_years: Option<u32>,
 }
 
 impl Partnership {
@@ -219,6 +222,8 @@ impl Directory {
                 edifact_charset: options::charset_policy(partner.edifact_charset.as_deref())
                     .map_err(invalid)?,
                 outbound,
+                // The settings file has no retention key yet: the archive's default.
+                retention_years: None,
             };
             if let Some(problem) = directory.main_outbound_problem(&partnership, settings) {
                 return Err(DirectoryError::Invalid(problem));

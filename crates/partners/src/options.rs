@@ -15,6 +15,10 @@ use std::path::PathBuf;
 /// broken, above 16384 no partner's key could pass.
 pub const MIN_RSA_BITS_RANGE: std::ops::RangeInclusive<u32> = 1024..=16384;
 
+/// The archive retention a partnership may set, in years (the `partner` column's CHECK
+/// constraint): a lock of a century is already beyond any statutory period.
+pub const RETENTION_YEARS_RANGE: std::ops::RangeInclusive<u32> = 1..=100;
+
 /// A partnership option that cannot be used, naming the option and the value.
 #[derive(Debug, thiserror::Error)]
 pub enum OptionError {
@@ -33,6 +37,8 @@ pub enum OptionError {
     Network { text: String },
     #[error("min_rsa_bits {bits} is outside 1024 ..= 16384")]
     MinRsaBits { bits: i64 },
+    #[error("retention_years {years} is outside 1 ..= 100")]
+    RetentionYears { years: i64 },
     #[error("unknown digest {name:?} (known: {})", known_digests())]
     UnknownDigest { name: String },
     #[error("unknown cipher {name:?} (known: {})", known_ciphers())]
@@ -130,6 +136,14 @@ pub fn min_rsa_bits(bits: i64) -> Result<u32, OptionError> {
         .ok()
         .filter(|b| MIN_RSA_BITS_RANGE.contains(b))
         .ok_or(OptionError::MinRsaBits { bits })
+}
+
+/// A `retention_years` within [`RETENTION_YEARS_RANGE`].
+pub fn retention_years(years: i64) -> Result<u32, OptionError> {
+    u32::try_from(years)
+        .ok()
+        .filter(|y| RETENTION_YEARS_RANGE.contains(y))
+        .ok_or(OptionError::RetentionYears { years })
 }
 
 fn digests(names: &[String]) -> Result<Vec<MicAlg>, OptionError> {

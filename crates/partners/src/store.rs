@@ -9,6 +9,7 @@ mod certificates;
 mod identities;
 mod outbound;
 mod partners;
+mod retention;
 
 pub use certificates::{
     CertificateInfo, CertificateWarning, EXPIRY_WARNING_SECONDS, fingerprint, read_certificates,
@@ -17,6 +18,7 @@ pub use certificates::{
 pub use identities::{list_identities, remove_identity, set_identity};
 pub use outbound::OutboundUpdate;
 pub use partners::{NewPartner, PartnerUpdate, add_partner, remove_partner, update_partner};
+pub use retention::RetentionChange;
 
 use crate::Partnership;
 use crate::options::{self, OptionError};
@@ -43,6 +45,15 @@ pub enum StoreError {
          (signatures by it are still refused unless the partnership allows expired certificates)"
     )]
     ExpiredCertificate { sha256: String, not_after: String },
+    #[error(
+        "partner {as2_id}: retention_years {requested} is shorter than the current {current}; \
+         archive retention is never shortened (the objects already locked stay locked anyway)"
+    )]
+    RetentionShortened {
+        as2_id: String,
+        current: u32,
+        requested: u32,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -71,6 +82,9 @@ pub struct PartnerRow {
     pub edifact_charset: String,
     /// Normalised when written (`outbound::normalized`); `None`: the hub sends nothing.
     pub outbound: Option<sqlx::types::Json<edihub_config::PartnerOutboundSettings>>,
+    /// Years the archive keeps the partner's messages locked; `None`: the hub's default
+    /// (`s3.retention_years`). 1 to 100 (a CHECK constraint keeps it so).
+    pub retention_years: Option<i32>,
 }
 
 impl PartnerRow {
@@ -98,8 +112,25 @@ impl PartnerRow {
                 self.outbound.as_ref().map(|json| &json.0),
                 certificates.len(),
             )?,
+            retention_years: self.retention_years()?,
             certificates,
         })
+    }
+
+    /// `retention_years`, checked (the column's CHECK constraint keeps it in range).
+    pub fn retention_years(&self) -> Result<Option<u32>, OptionError> {
+        self.retention_years
+            .map(|years| options::retention_years(years.into()))
+            .transpose()
+    }
+
+    /// The years the archive locks this partner's messages for, given the hub's default
+    /// (`s3.retention_years`) for a partner that sets none.
+    pub fn effective_retention_years(&self, hub_default: u32) -> u32 {
+        match self.retention_years() {
+            Ok(Some(years)) => years,
+            _ => hub_default,
+        }
     }
 
     /// `min_rsa_bits`, checked (the column's CHECK constraint keeps it in range).
@@ -188,7 +219,7 @@ const SELECT_PARTNERS: &str = "
     SELECT p.as2_id, p.name, p.require_signature, p.require_encryption,
            p.allow_expired_certificates, p.async_mdn_urls, p.async_mdn_allowed_networks,
            p.tls_client_fingerprints, p.min_rsa_bits, p.digests, p.ciphers, p.outbound_tls,
-           p.edifact_charset, p.outbound,
+           p.edifact_charset, p.outbound, p.retention_years,
            coalesce(array_agg(c.certificate_pem ORDER BY c.position)
                     FILTER (WHERE c.sha256 IS NOT NULL), '{}') AS certificates
     FROM partner p LEFT JOIN partner_certificate c ON c.partner_as2_id = p.as2_id";

@@ -27,6 +27,7 @@ fn received(message_id: Uuid) -> EdiMessageReceived {
         received_at: Utc.with_ymd_and_hms(2026, 12, 2, 14, 7, 59).unwrap(),
         payload: ClaimCheck::for_journal(message_id, "00".into(), 1),
         charset_policy: None,
+        retention_years: None,
     }
 }
 

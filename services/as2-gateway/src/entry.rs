@@ -31,6 +31,9 @@ pub(crate) struct Arrival<'a> {
     pub partner_endpoint: edihub_mdn_delivery::PartnerEndpoint<'a>,
     /// The partnership's EDIFACT charset policy, for the transform consumer.
     pub edifact_charset: edihub_edifact::charset::CharsetPolicy,
+    /// The partnership's archive retention in years, for the archive consumer; `None`:
+    /// the archive's default.
+    pub retention_years: Option<u32>,
 }
 
 /// The journal's records for `accepted`, in one [`Accept`] to commit together.
@@ -103,6 +106,7 @@ fn received_event(
             edihub_edifact::charset::CharsetPolicy::Strict => CharsetPolicy::Strict,
             edihub_edifact::charset::CharsetPolicy::Tolerant => CharsetPolicy::Tolerant,
         }),
+        retention_years: arrival.retention_years,
     };
     let correlation_id = arrival
         .request_headers

@@ -149,6 +149,7 @@ async fn receive_message(
                     replay_window: replay_window(state),
                     partner_endpoint: partner_endpoint(partner),
                     edifact_charset: partner.map(|p| p.edifact_charset).unwrap_or_default(),
+                    retention_years: partner.and_then(|p| p.retention_years),
                 },
             )?;
             let replay_until = entry.message.replay_until;

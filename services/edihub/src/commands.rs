@@ -6,7 +6,7 @@ mod message;
 mod send;
 mod setup;
 
-pub use audit::audit_fetch;
+pub use audit::{VerifyArgs, audit_fetch, audit_seal, audit_show, audit_verify};
 pub use message::{events, message_key, show_message};
 pub use send::{SendArgs, send};
 pub use setup::{init, migrate};

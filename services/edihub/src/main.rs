@@ -9,7 +9,9 @@ mod outbox_cmd;
 mod partner_cmd;
 
 use clap::{Parser, Subcommand};
-use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings, S3Settings};
+use edihub_config::{
+    ArchiveSettings, DatabaseSettings, GatewaySettings, KafkaSettings, S3Settings,
+};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -27,6 +29,8 @@ pub struct Settings {
     pub s3: S3Settings,
     /// Read for `gateway.hub_key_passphrase` (`edihub identity set`).
     pub gateway: GatewaySettings,
+    /// The ledger's sealing key and certificate (`edihub audit seal|verify`).
+    pub archive: ArchiveSettings,
 }
 
 #[derive(Parser)]
@@ -117,6 +121,23 @@ enum AuditCommand {
         #[arg(long)]
         output: Option<PathBuf>,
     },
+    /// One message's evidence and every check on it: objects and their SHA-256, the
+    /// partner's signature re-verified, the MDN's MIC recomputed, the ledger entry and its
+    /// segment, the retention S3 holds. Exits non-zero when any check fails.
+    Show {
+        /// The hub's message id or the partner's AS2 Message-ID.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify every message and ledger segment of a period against S3 and the signed
+    /// segments. Exits non-zero naming each discrepancy.
+    Verify(commands::VerifyArgs),
+    /// Seal the archived entries that wait into a signed segment, now.
+    Seal {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[tokio::main]
@@ -151,8 +172,13 @@ async fn main() -> anyhow::Result<()> {
         Command::Inbox { command } => inbox_cmd::run(&settings, command).await,
         Command::Partner { command } => partner_cmd::run_partner(&settings, command).await,
         Command::Identity { command } => partner_cmd::run_identity(&settings, command).await,
-        Command::Audit {
-            command: AuditCommand::Fetch { id, output },
-        } => commands::audit_fetch(&settings, &id, output).await,
+        Command::Audit { command } => match command {
+            AuditCommand::Fetch { id, output } => {
+                commands::audit_fetch(&settings, &id, output).await
+            }
+            AuditCommand::Show { id, json } => commands::audit_show(&settings, &id, json).await,
+            AuditCommand::Verify(args) => commands::audit_verify(&settings, args).await,
+            AuditCommand::Seal { json } => commands::audit_seal(&settings, json).await,
+        },
     }
 }

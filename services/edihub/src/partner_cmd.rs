@@ -110,7 +110,11 @@ pub async fn run_partner(settings: &Settings, command: PartnerCommand) -> anyhow
             remove_certificates,
             json,
         } => {
-            let update = options.into_update(read_all(&add_certificates)?, remove_certificates)?;
+            let update = options.into_update(
+                read_all(&add_certificates)?,
+                remove_certificates,
+                settings.s3.retention_years,
+            )?;
             store::update_partner(&pool, &as2_id, &update).await?;
             report_change(settings, &pool, &as2_id, "updated", json).await?;
         }

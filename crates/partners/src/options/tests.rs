@@ -84,6 +84,19 @@ fn min_rsa_bits_must_be_a_sane_key_size() {
 }
 
 #[test]
+fn retention_years_stay_within_a_century() {
+    assert_eq!(retention_years(1).unwrap(), 1);
+    assert_eq!(retention_years(100).unwrap(), 100);
+    for years in [0, 101, -8, i64::MAX] {
+        let error = retention_years(years).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("retention_years {years} is outside 1 ..= 100")
+        );
+    }
+}
+
+#[test]
 fn the_policy_defaults_where_nothing_is_given() {
     let policy = algorithms(None, &[], &[]).unwrap();
     assert_eq!(policy, AlgorithmPolicy::default());

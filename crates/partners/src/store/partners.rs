@@ -2,6 +2,7 @@
 
 use super::certificates::{self, CertificateInfo, read_certificates};
 use super::outbound::{self, OutboundUpdate};
+use super::retention::{self, RetentionChange};
 use super::{StoreError, check_as2_id, check_async_mdn_url, now_unix};
 use crate::options::{self, OptionError};
 use edihub_config::PartnerOutboundSettings;
@@ -36,6 +37,9 @@ pub struct NewPartner {
     /// How the hub sends to the partner, as text (see `crate::outbound`); `None`: it
     /// sends nothing. Checked and normalised when written.
     pub outbound: Option<PartnerOutboundSettings>,
+    /// Years the archive keeps the partner's messages locked (1 to 100); `None`: the
+    /// hub's default (`s3.retention_years`).
+    pub retention_years: Option<u32>,
 }
 
 impl Default for NewPartner {
@@ -57,6 +61,7 @@ impl Default for NewPartner {
             outbound_tls: OutboundTls::default(),
             edifact_charset: CharsetPolicy::default(),
             outbound: None,
+            retention_years: None,
         }
     }
 }
@@ -85,6 +90,8 @@ pub struct PartnerUpdate {
     pub outbound_tls: Option<OutboundTls>,
     pub edifact_charset: Option<CharsetPolicy>,
     pub outbound: Option<OutboundUpdate>,
+    /// A new archive retention; refused when lower than the current effective one.
+    pub retention: Option<RetentionChange>,
 }
 
 /// The five options as the database stores them: checked and normalised.
@@ -165,14 +172,18 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
     let outbound_tls = checked_outbound_tls(&partner.outbound_tls)?;
     let certificates = checked_certificates(&partner.certificates, partner.store_expired)?;
     let outbound = outbound::checked(partner.outbound.as_ref(), certificates.len())?;
+    // Within RETENTION_YEARS_RANGE, so it fits.
+    let retention_years = (partner.retention_years)
+        .map(|years| options::retention_years(years.into()).map(|y| y as i32))
+        .transpose()?;
     let mut tx = pool.begin().await?;
     let inserted = sqlx::query(
         "INSERT INTO partner (as2_id, name, require_signature, require_encryption,
                               allow_expired_certificates, async_mdn_urls,
                               async_mdn_allowed_networks, tls_client_fingerprints,
                               min_rsa_bits, digests, ciphers, outbound_tls,
-                              edifact_charset, outbound)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                              edifact_charset, outbound, retention_years)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (as2_id) DO NOTHING",
     )
     .bind(&partner.as2_id)
@@ -189,6 +200,7 @@ pub async fn add_partner(pool: &PgPool, partner: &NewPartner) -> Result<(), Stor
     .bind(Json(outbound_tls))
     .bind(partner.edifact_charset.as_str())
     .bind(outbound.map(Json))
+    .bind(retention_years)
     .execute(&mut *tx)
     .await?
     .rows_affected();
@@ -243,7 +255,16 @@ pub async fn update_partner(
         .transpose()?;
     let added = checked_certificates(&update.add_certificates, update.store_expired)?;
     let mut tx = pool.begin().await?;
-    update_row(&mut tx, as2_id, update, &stored, outbound_tls).await?;
+    let retention_years = match &update.retention {
+        Some(change) => Some(retention::checked(&mut tx, as2_id, change).await?),
+        None => None,
+    };
+    let row = RowChange {
+        stored: &stored,
+        outbound_tls,
+        retention_years,
+    };
+    update_row(&mut tx, as2_id, update, row).await?;
     for fingerprint in &update.remove_certificates {
         remove_certificate(&mut tx, as2_id, fingerprint).await?;
     }
@@ -264,13 +285,20 @@ pub async fn update_partner(
     Ok(())
 }
 
+/// What `update_row` writes besides the update's own fields: checked first.
+struct RowChange<'a> {
+    stored: &'a StoredOptions,
+    outbound_tls: Option<OutboundTls>,
+    retention_years: Option<i32>,
+}
+
 async fn update_row(
     conn: &mut PgConnection,
     as2_id: &str,
     update: &PartnerUpdate,
-    stored: &StoredOptions,
-    outbound_tls: Option<OutboundTls>,
+    row: RowChange<'_>,
 ) -> Result<(), StoreError> {
+    let stored = row.stored;
     let updated = sqlx::query(
         "UPDATE partner SET
              name = coalesce($2, name),
@@ -285,6 +313,7 @@ async fn update_row(
              ciphers = coalesce($11, ciphers),
              outbound_tls = coalesce($12, outbound_tls),
              edifact_charset = coalesce($13, edifact_charset),
+             retention_years = coalesce($14, retention_years),
              updated_at = now()
          WHERE as2_id = $1",
     )
@@ -299,8 +328,9 @@ async fn update_row(
     .bind(stored.min_rsa_bits)
     .bind(&stored.digests)
     .bind(&stored.ciphers)
-    .bind(outbound_tls.map(Json))
+    .bind(row.outbound_tls.map(Json))
     .bind(update.edifact_charset.map(CharsetPolicy::as_str))
+    .bind(row.retention_years)
     .execute(&mut *conn)
     .await?
     .rows_affected();

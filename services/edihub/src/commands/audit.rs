@@ -1,46 +1,15 @@
-//! `edihub audit fetch`: an archived original, fetched back and checked.
+//! `edihub audit`: the auditor's tools on the archive: one original fetched back, one
+//! message's evidence checked, a period verified against the signed ledger, sealing now.
 
-use super::message::resolve;
-use crate::Settings;
-use anyhow::{Context, bail};
-use edihub_archive::ArchiveStore;
-use std::path::PathBuf;
+mod fetch;
+mod inputs;
+mod progress;
+mod render;
+mod seal;
+mod show;
+mod verify;
 
-pub async fn audit_fetch(
-    settings: &Settings,
-    id: &str,
-    output: Option<PathBuf>,
-) -> anyhow::Result<()> {
-    let pool = edihub_db::pool(&settings.database)?;
-    let message_id = resolve(&pool, id).await?;
-    let store = ArchiveStore::new(&settings.s3);
-    let report = edihub_archive::audit(&pool, &store, message_id).await?;
-    println!("message:        {message_id}");
-    println!(
-        "object:         s3://{}/{} (version {})",
-        report.record.bucket,
-        report.record.object_key,
-        report.record.version_id.as_deref().unwrap_or("-")
-    );
-    println!("size:           {} bytes", report.bytes.len());
-    println!("recorded sha256 {}", report.record.sha256);
-    println!("actual sha256   {}", report.actual_sha256);
-    println!(
-        "retention:      {} until {}",
-        report.retention_mode.as_deref().unwrap_or("NONE"),
-        report
-            .retain_until
-            .map(|t| t.to_rfc3339())
-            .unwrap_or_else(|| "-".into())
-    );
-    if let Some(path) = output {
-        std::fs::write(&path, &report.bytes)
-            .with_context(|| format!("writing {}", path.display()))?;
-        println!("original written to {}", path.display());
-    }
-    if !report.digest_matches() {
-        bail!("DIGEST MISMATCH: the archived object is not the recorded original");
-    }
-    println!("verified: digest matches the record");
-    Ok(())
-}
+pub use fetch::audit_fetch;
+pub use seal::audit_seal;
+pub use show::audit_show;
+pub use verify::{VerifyArgs, audit_verify};

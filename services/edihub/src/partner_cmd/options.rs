@@ -58,6 +58,10 @@ pub struct PartnerOptions {
     /// With `update`: require no TLS client certificate any more.
     #[arg(long, conflicts_with_all = ["tls_client_fingerprints", "tls_client_certificates"])]
     no_tls_client_certificates: bool,
+    /// Years the archive keeps this partner's messages locked (1 to 100; default: the
+    /// hub's `s3.retention_years`). Never shortened: `update` refuses a lower value.
+    #[arg(long, value_name = "YEARS")]
+    retention_years: Option<u32>,
     /// Refuse signatures by RSA keys shorter than this (default 2048).
     #[arg(long, value_name = "N")]
     min_rsa_bits: Option<u32>,
@@ -213,13 +217,17 @@ impl PartnerOptions {
             min_rsa_bits: self.min_rsa_bits,
             digests: self.digests,
             ciphers: self.ciphers,
+            retention_years: self.retention_years,
         })
     }
 
+    /// A change to a partnership; `retention_default` is the hub's `s3.retention_years`,
+    /// against which a partner without a retention of its own is judged.
     pub fn into_update(
         self,
         add_certificates: Vec<Vec<u8>>,
         remove_certificates: Vec<String>,
+        retention_default: u32,
     ) -> anyhow::Result<PartnerUpdate> {
         let fingerprints =
             tls_fingerprints(&self.tls_client_fingerprints, &self.tls_client_certificates)?;
@@ -248,6 +256,10 @@ impl PartnerOptions {
             min_rsa_bits: self.min_rsa_bits,
             digests: replacement(self.digests, self.all_digests),
             ciphers: replacement(self.ciphers, self.all_ciphers),
+            retention: self.retention_years.map(|years| store::RetentionChange {
+                years,
+                hub_default: retention_default,
+            }),
         })
     }
 }

@@ -84,6 +84,7 @@ impl<'a> PartnerView<'a> {
             "ciphers": self.policy.ciphers.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
             "outbound_tls": row.outbound_tls.0,
             "edifact_charset": row.edifact_charset,
+            "retention_years": row.retention_years,
             "outbound": row.outbound.as_ref().map(|json| &json.0),
             "certificates": self.certificates.iter().map(certificate_json).collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(Warning::json).collect::<Vec<_>>(),
@@ -132,6 +133,10 @@ impl<'a> PartnerView<'a> {
         println!("digests:                    {}", self.digests());
         println!("ciphers:                    {}", self.ciphers());
         println!("EDIFACT charset:            {}", row.edifact_charset);
+        match row.retention_years {
+            Some(years) => println!("archive retention:          {years} years"),
+            None => println!("archive retention:          the hub's default (s3.retention_years)"),
+        }
         let tls = &row.outbound_tls.0;
         println!("outbound TLS server:        {}", server_trust(&tls.server));
         match &tls.client {

@@ -1,0 +1,33 @@
+//! The progress bar of `audit verify`: on stderr, and only when stderr is a terminal, so
+//! that piped and `--json` output stay clean.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+
+pub(super) struct Progress(Option<ProgressBar>);
+
+impl Progress {
+    pub(super) fn on_terminal() -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} messages {eta}") {
+            bar.set_style(style);
+        }
+        Progress(Some(bar))
+    }
+
+    pub(super) fn update(&self, done: u64, total: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+    }
+
+    pub(super) fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! `edihub audit verify --from --to`: a period's messages and segments checked.
+
+use super::inputs::{certificate_der, hub_certificates, parse_bound};
+use super::progress::Progress;
+use super::render::print_period;
+use crate::Settings;
+use anyhow::{Context, bail};
+use edihub_archive::ArchiveStore;
+use edihub_archive::verify::{Anchors, CheckContext, verify_period};
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// First day (`YYYY-MM-DD`, UTC) or instant (RFC 3339) of the period.
+    #[arg(long)]
+    pub from: String,
+    /// Last day, included (`YYYY-MM-DD`), or the instant the period ends (RFC 3339).
+    #[arg(long)]
+    pub to: String,
+    /// The hub's sealing certificate (PEM), obtained from the operator; default:
+    /// `[archive] seal_certificate`.
+    #[arg(long)]
+    pub sealing_certificate: Option<PathBuf>,
+    /// The timestamp authority's certificate (PEM), to verify segment timestamps; default:
+    /// `[archive] timestamp_certificate`.
+    #[arg(long)]
+    pub tsa_certificate: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn audit_verify(settings: &Settings, args: VerifyArgs) -> anyhow::Result<()> {
+    let from = parse_bound(&args.from, false)?;
+    let to = parse_bound(&args.to, true)?;
+    if to <= from {
+        bail!("--to must be after --from");
+    }
+    let sealing = args
+        .sealing_certificate
+        .or_else(|| settings.archive.seal_certificate.clone())
+        .context(
+            "no sealing certificate: pass --sealing-certificate or set [archive] seal_certificate",
+        )?;
+    let sealing = certificate_der(&sealing)?;
+    let tsa = args
+        .tsa_certificate
+        .or_else(|| settings.archive.timestamp_certificate.clone())
+        .map(|path| certificate_der(&path))
+        .transpose()?;
+    let pool = edihub_db::pool(&settings.database)?;
+    let store = ArchiveStore::new(&settings.s3);
+    let context = CheckContext {
+        hub_certificates: hub_certificates(settings, &pool).await?,
+    };
+    let anchors = Anchors {
+        sealing_certificate: &sealing,
+        tsa_certificate: tsa.as_deref(),
+    };
+    let progress = Progress::on_terminal();
+    let report = verify_period(
+        &pool,
+        &store,
+        &context,
+        from..to,
+        anchors,
+        &|done, total| progress.update(done, total),
+    )
+    .await;
+    progress.finish();
+    let report = report?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_period(&report);
+    }
+    if !report.passed() {
+        bail!(
+            "{} discrepancies:\n  {}",
+            report.discrepancies.len(),
+            report.discrepancies.join("\n  ")
+        );
+    }
+    Ok(())
+}
