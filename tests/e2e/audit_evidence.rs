@@ -38,7 +38,7 @@ async fn message_id(app: &TestApp, as2_message_id: &str) -> Uuid {
 
 /// The `EdiMessageReceived` event of `message_id` as a consumer decodes it, read from
 /// the outbox (the relay publishes its payload as the record's value).
-async fn received_event(app: &TestApp, message_id: Uuid) -> Envelope {
+pub(crate) async fn received_event(app: &TestApp, message_id: Uuid) -> Envelope {
     let (id, event_type, payload): (Uuid, String, serde_json::Value) = sqlx::query_as(
         "SELECT id, event_type, payload FROM outbox
          WHERE aggregate_id = $1 AND event_type = 'EdiMessageReceived'",

@@ -21,14 +21,14 @@ static NEXT: AtomicUsize = AtomicUsize::new(1);
 
 /// How a test message is sent.
 #[derive(Clone, Copy)]
-enum Sent {
+pub(crate) enum Sent {
     Plain,
     Signed,
     SignedEncrypted,
 }
 
 /// Posts one message; returns its hub id.
-async fn send(app: &TestApp, how: Sent) -> Uuid {
+pub(crate) async fn send(app: &TestApp, how: Sent) -> Uuid {
     let as2_message_id = format!("{}@acme", Uuid::new_v4());
     // A payload of its own: the same signed content twice would be a replay.
     let payload = numbered_invoic(NEXT.fetch_add(1, Ordering::Relaxed));
@@ -64,7 +64,7 @@ async fn send(app: &TestApp, how: Sent) -> Uuid {
 }
 
 /// Publishes what waits and waits until `count` ledger entries are stored.
-async fn archived(app: &TestApp, count: i64) {
+pub(crate) async fn archived(app: &TestApp, count: i64) {
     app.drain_outbox().await;
     wait_for("the archived entries", Duration::from_secs(60), || async {
         let stored = app
@@ -77,7 +77,7 @@ async fn archived(app: &TestApp, count: i64) {
 
 /// Waits until every entry is in a segment: the archive consumer seals what waits
 /// after a second (`edihub_tests::archive_settings`).
-async fn sealed(app: &TestApp) {
+pub(crate) async fn sealed(app: &TestApp) {
     wait_for("every entry sealed", Duration::from_secs(30), || async {
         let entries = app.count("SELECT count(*) FROM ledger_entry").await;
         let sealed = app
@@ -116,7 +116,7 @@ fn context() -> CheckContext {
     }
 }
 
-async fn verify(app: &TestApp) -> PeriodReport {
+pub(crate) async fn verify(app: &TestApp) -> PeriodReport {
     let sealing = hub_certificates()[0].to_der().expect("DER");
     let now = Utc::now();
     verify_period(

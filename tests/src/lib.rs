@@ -424,6 +424,7 @@ impl TestApp {
             database: self.database.clone(),
             kafka: self.kafka.clone(),
             consumer: consumer("transform"),
+            s3: self.s3.clone(),
             ops_listen: "127.0.0.1:0".into(),
         };
         let archive = archive_consumer::Settings {

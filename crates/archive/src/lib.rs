@@ -13,14 +13,20 @@
 //! *versions* under the same deterministic keys and an entry its redelivery reuses,
 //! never a missing object (docs/adr/0006-audit-evidence-and-ledger.md).
 
+pub mod access;
+pub mod bundle;
 pub mod evidence;
 mod export;
 mod handler;
 pub mod hold;
+pub mod journal_purge;
+mod payloads;
+pub mod search;
 mod store;
 pub mod verify;
 
 pub use handler::{ArchiveError, Archiver};
+pub use payloads::{ArchivedPayloadError, ArchivedPayloads};
 pub use store::{ArchiveStore, StoreError, object_key, retain_until};
 
 use chrono::{DateTime, Utc};

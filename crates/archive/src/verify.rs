@@ -6,18 +6,23 @@
 //! way round: a database row that differs from a signed segment or from an object is
 //! reported as a discrepancy, naming the message or position, the object's key, what was
 //! expected and what was found.
+//!
+//! The checks on bytes alone (the partner's signature, the MDN's MIC, a digest against a
+//! claim: `signature`, `mdn`, `digest`) are shared with the offline check of an export
+//! bundle (`crate::bundle`), which has bytes from a tar file instead of S3.
 
-mod chain;
-mod consistency;
+pub(crate) mod chain;
+pub(crate) mod consistency;
+pub(crate) mod digest;
 mod entry;
-mod mdn;
+pub(crate) mod mdn;
 mod message;
 mod objects;
 mod period;
 mod report;
-mod segments;
-mod signature;
-mod sources;
+pub(crate) mod segments;
+pub(crate) mod signature;
+pub(crate) mod sources;
 
 pub use message::{CheckContext, check_message};
 pub use period::{Anchors, PeriodReport, PeriodSummary, verify_period};

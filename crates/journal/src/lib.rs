@@ -14,6 +14,7 @@ mod evidence;
 mod lookup;
 mod mdn;
 mod payload;
+mod purge;
 mod refusal;
 mod replay;
 
@@ -24,7 +25,10 @@ pub use evidence::{
 };
 pub use lookup::{find_by_as2_message_id, message_json};
 pub use mdn::{find_mdn, load_mdns};
-pub use payload::{ClaimCheckError, StoredPayload, load_payload, resolve_claim_check};
+pub use payload::{
+    BoxError, ClaimCheckError, PurgedPayloads, StoredPayload, load_payload, resolve_claim_check,
+};
+pub use purge::{PurgeCursor, Purged, count_unpurged_before, purge_bytes, unpurged_before};
 pub use refusal::{Refusal, record_refusal};
 pub use replay::{SignedOriginal, find_signed_content};
 

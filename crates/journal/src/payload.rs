@@ -4,7 +4,22 @@
 use crate::sha256_hex;
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
+use std::future::Future;
+use std::pin::Pin;
 use uuid::Uuid;
+
+/// Where the payload of a purged message is read back from: the archive, which keeps it
+/// for the whole retention (`edihub_archive::ArchivedPayloads`). Whatever it returns is
+/// still checked against the claim check's digest.
+pub trait PurgedPayloads: Send + Sync {
+    fn payload(
+        &self,
+        message_id: Uuid,
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, BoxError>> + Send + '_>>;
+}
+
+/// The archive's own error, kept as the source.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The stored payload a claim check points to, with what the journal knows of it.
 #[derive(Debug, Clone)]
@@ -15,25 +30,39 @@ pub struct StoredPayload {
     pub received_at: DateTime<Utc>,
 }
 
-/// Loads a journal payload inside the caller's transaction.
+/// A journal row's payload: its bytes, or `None` once purged (`edihub journal purge`).
+type PayloadRow = (Option<Vec<u8>>, String, String, DateTime<Utc>);
+
+/// Loads a journal payload inside the caller's transaction; a purged row's bytes come
+/// from `archive` (an error when there is none).
 pub async fn load_payload(
     conn: &mut PgConnection,
     message_id: Uuid,
-) -> Result<Option<StoredPayload>, sqlx::Error> {
-    let row: Option<(Vec<u8>, String, String, DateTime<Utc>)> = sqlx::query_as(
+    archive: Option<&dyn PurgedPayloads>,
+) -> Result<Option<StoredPayload>, ClaimCheckError> {
+    let row: Option<PayloadRow> = sqlx::query_as(
         "SELECT payload, payload_sha256, as2_from, received_at FROM edi_message WHERE id = $1",
     )
     .bind(message_id)
     .fetch_optional(conn)
     .await?;
-    Ok(
-        row.map(|(payload, sha256, as2_from, received_at)| StoredPayload {
-            payload,
-            sha256,
-            as2_from,
-            received_at,
-        }),
-    )
+    let Some((payload, sha256, as2_from, received_at)) = row else {
+        return Ok(None);
+    };
+    let payload = match (payload, archive) {
+        (Some(payload), _) => payload,
+        (None, Some(archive)) => archive
+            .payload(message_id)
+            .await
+            .map_err(|source| ClaimCheckError::Archive { message_id, source })?,
+        (None, None) => return Err(ClaimCheckError::Purged(message_id)),
+    };
+    Ok(Some(StoredPayload {
+        payload,
+        sha256,
+        as2_from,
+        received_at,
+    }))
 }
 
 /// Why a claim check could not be resolved. The digest case means the journal and the
@@ -44,6 +73,14 @@ pub enum ClaimCheckError {
     Foreign(String),
     #[error("claim check {0} points to no journal row")]
     Missing(String),
+    #[error("message {0} was purged from the journal and no archive is configured to read it from")]
+    Purged(Uuid),
+    #[error("message {message_id} was purged from the journal; reading it from the archive failed")]
+    Archive {
+        message_id: Uuid,
+        #[source]
+        source: BoxError,
+    },
     #[error("claim check digest mismatch: event says {expected}, journal has {actual}")]
     DigestMismatch { expected: String, actual: String },
     #[error("database error: {0}")]
@@ -53,15 +90,16 @@ pub enum ClaimCheckError {
 /// Loads the payload a claim check refers to, inside the caller's transaction, and
 /// proves it is the one the event describes: the SHA-256 of the bytes read must equal
 /// the event's. Returns the journal message id and the payload (its `sha256` is the
-/// digest just verified).
+/// digest just verified). A purged message's payload is read from `archive`.
 pub async fn resolve_claim_check(
     conn: &mut PgConnection,
     claim: &edihub_events::ClaimCheck,
+    archive: Option<&dyn PurgedPayloads>,
 ) -> Result<(Uuid, StoredPayload), ClaimCheckError> {
     let message_id = claim
         .journal_message_id()
         .ok_or_else(|| ClaimCheckError::Foreign(claim.reference.clone()))?;
-    let mut stored = load_payload(conn, message_id)
+    let mut stored = load_payload(conn, message_id, archive)
         .await?
         .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?;
     let actual = sha256_hex(&stored.payload);

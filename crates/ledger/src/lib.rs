@@ -23,7 +23,7 @@ pub use chain::{
 };
 pub use read::{
     Backlog, Head, SegmentObjects, SegmentRow, StoredEntry, StoredObject, backlog, entries, head,
-    segments,
+    sealed_messages, segments,
 };
 pub use seal::{
     Manifest, SEAL_LOCK_KEY, SealError, SealPolicy, SealedSegment, Sealer, SegmentSink, SinkError,

@@ -141,3 +141,19 @@ pub async fn segments(pool: &PgPool, from_seq: i64) -> Result<Vec<SegmentRow>, L
         )
         .collect()
 }
+
+/// Of `message_ids`, those whose entry is stored and inside a sealed segment: the
+/// messages whose evidence no longer depends on the journal (`edihub journal purge`).
+pub async fn sealed_messages(
+    pool: &PgPool,
+    message_ids: &[Uuid],
+) -> Result<Vec<Uuid>, LedgerError> {
+    Ok(sqlx::query_scalar(
+        "SELECT message_id FROM ledger_entry
+         WHERE message_id = ANY($1) AND stored_at IS NOT NULL
+           AND seq <= coalesce((SELECT max(last_seq) FROM ledger_segment), 0)",
+    )
+    .bind(message_ids)
+    .fetch_all(pool)
+    .await?)
+}

@@ -63,6 +63,8 @@ pub struct Transformer {
     pool: PgPool,
     topics: TopicSettings,
     consumer: String,
+    /// Where the payloads of messages purged from the journal are read from.
+    archive: Option<std::sync::Arc<dyn edihub_journal::PurgedPayloads>>,
 }
 
 impl Transformer {
@@ -71,7 +73,18 @@ impl Transformer {
             pool,
             topics,
             consumer: consumer.into(),
+            archive: None,
         }
+    }
+
+    /// Reads the payloads of messages purged from the journal from `archive`; without
+    /// it, their events fail (and go to the dead-letter topic) naming the purge.
+    pub fn with_archive(
+        mut self,
+        archive: std::sync::Arc<dyn edihub_journal::PurgedPayloads>,
+    ) -> Self {
+        self.archive = Some(archive);
+        self
     }
 
     pub async fn transform(&self, event: &Envelope) -> Result<Outcome, TransformError> {
@@ -84,8 +97,12 @@ impl Transformer {
             tracing::info!("duplicate event, already transformed");
             return Ok(Outcome::Duplicate);
         }
-        let (message_id, stored) =
-            edihub_journal::resolve_claim_check(&mut tx, &received.payload).await?;
+        let (message_id, stored) = edihub_journal::resolve_claim_check(
+            &mut tx,
+            &received.payload,
+            self.archive.as_deref(),
+        )
+        .await?;
 
         let propagated = correlation_headers(event);
         // Bounded memory for large interchanges: the evaluation runs on a blocking thread

@@ -6,6 +6,9 @@ mod message;
 mod send;
 mod setup;
 
+pub(crate) use audit::progress::Progress;
+pub use audit::{AccessArgs, HoldArgs, SearchArgs, audit_access, audit_hold, audit_search};
+pub use audit::{ExportArgs, audit_export};
 pub use audit::{VerifyArgs, audit_fetch, audit_seal, audit_show, audit_verify};
 pub use message::{events, message_key, show_message};
 pub use send::{SendArgs, send};

@@ -4,6 +4,7 @@
 mod commands;
 mod edifact_cmd;
 mod inbox_cmd;
+mod journal_cmd;
 mod outbound_cmd;
 mod outbox_cmd;
 mod partner_cmd;
@@ -88,6 +89,11 @@ enum Command {
         #[command(subcommand)]
         command: outbound_cmd::OutboundCommand,
     },
+    /// Journal housekeeping: purge the bytes the archive keeps.
+    Journal {
+        #[command(subcommand)]
+        command: journal_cmd::JournalCommand,
+    },
     /// Inbox housekeeping.
     Inbox {
         #[command(subcommand)]
@@ -120,6 +126,9 @@ enum AuditCommand {
         /// Write the original here (default: do not write it).
         #[arg(long)]
         output: Option<PathBuf>,
+        /// Who fetches, for the access log (default: $EDIHUB_AUDITOR, else the OS user).
+        #[arg(long)]
+        auditor: Option<String>,
     },
     /// One message's evidence and every check on it: objects and their SHA-256, the
     /// partner's signature re-verified, the MDN's MIC recomputed, the ledger entry and its
@@ -129,15 +138,30 @@ enum AuditCommand {
         id: String,
         #[arg(long)]
         json: bool,
+        /// Who looks, for the access log (default: $EDIHUB_AUDITOR, else the OS user).
+        #[arg(long)]
+        auditor: Option<String>,
     },
     /// Verify every message and ledger segment of a period against S3 and the signed
-    /// segments. Exits non-zero naming each discrepancy.
+    /// segments (--from, --to), or an exported bundle offline (FILE). Exits non-zero
+    /// naming each discrepancy.
     Verify(commands::VerifyArgs),
+    /// Export a period's evidence, ledger segments and certificates into a tar bundle
+    /// that can be checked offline (`audit verify FILE`) or with standard tools.
+    Export(commands::ExportArgs),
     /// Seal the archived entries that wait into a signed segment, now.
     Seal {
         #[arg(long)]
         json: bool,
     },
+    /// Find archived messages by partner, period, invoice number, AS2 Message-ID or UNB
+    /// reference (all criteria given must hold). Recorded in the access log.
+    Search(commands::SearchArgs),
+    /// Set (--on) or lift (--off) the S3 legal hold on every object of the selected
+    /// messages. Recorded in the access log.
+    Hold(commands::HoldArgs),
+    /// List the access log: who fetched, showed, searched, exported or held what, when.
+    Access(commands::AccessArgs),
 }
 
 #[tokio::main]
@@ -170,15 +194,24 @@ async fn main() -> anyhow::Result<()> {
         Command::Outbox { command } => outbox_cmd::run(&settings, command).await,
         Command::Outbound { command } => outbound_cmd::run(&settings, command).await,
         Command::Inbox { command } => inbox_cmd::run(&settings, command).await,
+        Command::Journal { command } => journal_cmd::run(&settings, command).await,
         Command::Partner { command } => partner_cmd::run_partner(&settings, command).await,
         Command::Identity { command } => partner_cmd::run_identity(&settings, command).await,
         Command::Audit { command } => match command {
-            AuditCommand::Fetch { id, output } => {
-                commands::audit_fetch(&settings, &id, output).await
+            AuditCommand::Fetch {
+                id,
+                output,
+                auditor,
+            } => commands::audit_fetch(&settings, &id, output, auditor).await,
+            AuditCommand::Show { id, json, auditor } => {
+                commands::audit_show(&settings, &id, json, auditor).await
             }
-            AuditCommand::Show { id, json } => commands::audit_show(&settings, &id, json).await,
             AuditCommand::Verify(args) => commands::audit_verify(&settings, args).await,
+            AuditCommand::Export(args) => commands::audit_export(&settings, args).await,
             AuditCommand::Seal { json } => commands::audit_seal(&settings, json).await,
+            AuditCommand::Search(args) => commands::audit_search(&settings, args).await,
+            AuditCommand::Hold(args) => commands::audit_hold(&settings, args).await,
+            AuditCommand::Access(args) => commands::audit_access(&settings, args).await,
         },
     }
 }

@@ -1,6 +1,6 @@
 //! Wiring of the transform consumer: Kafka in, canonical invoices and their events out.
 
-use edihub_config::{ConsumerSettings, DatabaseSettings, KafkaSettings};
+use edihub_config::{ConsumerSettings, DatabaseSettings, KafkaSettings, S3Settings};
 use edihub_metrics::component;
 use edihub_transform::Transformer;
 use serde::Deserialize;
@@ -15,6 +15,8 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub kafka: KafkaSettings,
     pub consumer: ConsumerSettings,
+    /// The archive, read for messages purged from the journal (`edihub journal purge`).
+    pub s3: S3Settings,
     /// Where `/metrics`, `/health` and `/ready` are served (port 0 picks one).
     #[serde(default = "default_ops_listen")]
     pub ops_listen: String,
@@ -30,6 +32,7 @@ impl Default for Settings {
             database: Default::default(),
             kafka: Default::default(),
             consumer: Default::default(),
+            s3: Default::default(),
             ops_listen: default_ops_listen(),
         }
     }
@@ -45,7 +48,12 @@ pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Res
     let probe = edihub_metrics::probe_with(pool.clone(), |pool| async move {
         edihub_db::is_reachable(&pool).await
     });
-    let transformer = Transformer::new(pool, settings.kafka.topics.clone(), group);
+    let archive = edihub_archive::ArchivedPayloads::new(
+        pool.clone(),
+        edihub_archive::ArchiveStore::new(&settings.s3),
+    );
+    let transformer = Transformer::new(pool, settings.kafka.topics.clone(), group)
+        .with_archive(std::sync::Arc::new(archive));
     let work = edihub_kafka::run_consumer(
         &settings.kafka,
         &consumer,

@@ -27,8 +27,8 @@ pub(super) async fn insert(
     sqlx::query(
         "INSERT INTO archive_record (message_id, bucket, object_key, version_id, sha256, size,
                                      retention_mode, retain_until, as2_from, as2_message_id,
-                                     unb_reference, received_at, invoice_numbers)
-         VALUES ($1, $2, $3, $4, $5, $6, 'COMPLIANCE', $7, $8, $9, $10, $11, $12)",
+                                     unb_reference, received_at, invoice_numbers, ledger_seq)
+         VALUES ($1, $2, $3, $4, $5, $6, 'COMPLIANCE', $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(evidence.id)
     .bind(bucket)
@@ -42,6 +42,7 @@ pub(super) async fn insert(
     .bind(&evidence.unb_reference)
     .bind(evidence.received_at)
     .bind(&invoices.numbers)
+    .bind(set.position().seq)
     .execute(&mut *conn)
     .await?;
     for (object, version) in set.objects.iter().zip(versions) {

@@ -50,7 +50,7 @@ pub(super) async fn check_chain(
 
 /// The run of segments from the first to the last holding any of `seqs`, with the one
 /// before it: every link between them is checked.
-fn relevant<'a>(segments: &'a [SegmentRow], seqs: &[i64]) -> &'a [SegmentRow] {
+pub(crate) fn relevant<'a>(segments: &'a [SegmentRow], seqs: &[i64]) -> &'a [SegmentRow] {
     let holds = |s: &SegmentRow| seqs.iter().any(|q| s.first_seq <= *q && *q <= s.last_seq);
     let first = segments.iter().position(holds);
     let last = segments.iter().rposition(holds);

@@ -8,7 +8,7 @@ use crate::evidence::EvidenceDocument;
 use edihub_ledger::ParsedEntry;
 use uuid::Uuid;
 
-pub(super) fn read_canonical(bytes: &[u8]) -> Result<ParsedEntry, String> {
+pub(crate) fn read_canonical(bytes: &[u8]) -> Result<ParsedEntry, String> {
     edihub_ledger::parse_canonical(bytes).map_err(|e| format!("canonical bytes do not read: {e}"))
 }
 

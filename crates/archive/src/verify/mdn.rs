@@ -10,7 +10,7 @@ const NAME: &str = "MDN MIC";
 /// Checks mdn.eml's MIC against the signed content (signed messages) or the payload
 /// (unsigned, unencrypted ones), and against evidence.json. `hub_certificates` verify a
 /// signed MDN.
-pub(super) fn check_mdn(
+pub(crate) fn check_mdn(
     document: &EvidenceDocument,
     mdn: Option<&[u8]>,
     signed_content: Option<&[u8]>,

@@ -93,7 +93,7 @@ async fn fetch_one(
 }
 
 /// The lines of entries.jsonl, each with the position it claims (`None`: unreadable).
-pub(super) fn lines(entries: &[u8]) -> Vec<(Option<i64>, &[u8])> {
+pub(crate) fn lines(entries: &[u8]) -> Vec<(Option<i64>, &[u8])> {
     #[derive(serde::Deserialize)]
     struct Seq {
         seq: i64,

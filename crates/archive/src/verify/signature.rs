@@ -7,7 +7,7 @@ use edihub_as2::MicAlg;
 use edihub_journal::sha256_hex;
 
 /// What re-verifying the signature established.
-pub(super) struct SignatureOutcome {
+pub(crate) struct SignatureOutcome {
     pub check: Check,
     /// The signed content (the first part, headers included): what the MIC covers.
     pub content: Option<Vec<u8>>,
@@ -16,7 +16,7 @@ pub(super) struct SignatureOutcome {
 
 const NAME: &str = "partner signature";
 
-pub(super) fn check_signature(
+pub(crate) fn check_signature(
     signature: Option<&EvidenceSignature>,
     entity: Option<&[u8]>,
 ) -> SignatureOutcome {

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 /// One `archive_object` row.
 #[derive(Debug, Clone, sqlx::FromRow)]
-pub(super) struct ObjectRow {
+pub(crate) struct ObjectRow {
     pub kind: String,
     pub object_key: String,
     pub version_id: Option<String>,
@@ -18,7 +18,7 @@ pub(super) struct ObjectRow {
     pub retain_until: DateTime<Utc>,
 }
 
-pub(super) async fn objects_of(
+pub(crate) async fn objects_of(
     pool: &PgPool,
     message_id: Uuid,
 ) -> Result<Vec<ObjectRow>, sqlx::Error> {

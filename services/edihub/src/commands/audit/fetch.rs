@@ -1,20 +1,35 @@
-//! `edihub audit fetch`: an archived original, fetched back and checked.
+//! `edihub audit fetch`: an archived original, fetched back and checked; the access is
+//! logged before anything is shown.
 
+use super::access::{auditor, logged};
 use crate::Settings;
 use crate::commands::message::resolve;
 use anyhow::{Context, bail};
-use edihub_archive::ArchiveStore;
+use edihub_archive::access::commands;
+use edihub_archive::{ArchiveStore, AuditReport};
 use std::path::PathBuf;
 
 pub async fn audit_fetch(
     settings: &Settings,
     id: &str,
     output: Option<PathBuf>,
+    auditor_name: Option<String>,
 ) -> anyhow::Result<()> {
     let pool = edihub_db::pool(&settings.database)?;
-    let message_id = resolve(&pool, id).await?;
     let store = ArchiveStore::new(&settings.s3);
-    let report = edihub_archive::audit(&pool, &store, message_id).await?;
+    let report = logged(
+        &pool,
+        &auditor(auditor_name),
+        commands::FETCH,
+        serde_json::json!({ "id": id, "output": output.as_ref().map(|p| p.display().to_string()) }),
+        async {
+            let message_id = resolve(&pool, id).await?;
+            Ok(edihub_archive::audit(&pool, &store, message_id).await?)
+        },
+        |report: &AuditReport| vec![report.record.message_id],
+    )
+    .await?;
+    let message_id = report.record.message_id;
     println!("message:        {message_id}");
     println!(
         "object:         s3://{}/{} (version {})",

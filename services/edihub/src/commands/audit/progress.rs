@@ -4,10 +4,10 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
-pub(super) struct Progress(Option<ProgressBar>);
+pub(crate) struct Progress(Option<ProgressBar>);
 
 impl Progress {
-    pub(super) fn on_terminal() -> Progress {
+    pub(crate) fn on_terminal() -> Progress {
         if !std::io::stderr().is_terminal() {
             return Progress(None);
         }
@@ -18,14 +18,14 @@ impl Progress {
         Progress(Some(bar))
     }
 
-    pub(super) fn update(&self, done: u64, total: u64) {
+    pub(crate) fn update(&self, done: u64, total: u64) {
         if let Some(bar) = &self.0 {
             bar.set_length(total);
             bar.set_position(done);
         }
     }
 
-    pub(super) fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();
         }

@@ -1,6 +1,9 @@
-//! `edihub audit verify --from --to`: a period's messages and segments checked.
+//! `edihub audit verify --from --to`: a period's messages and segments checked against
+//! S3 and the database; `edihub audit verify FILE`: an exported bundle checked offline
+//! (`offline.rs`).
 
 use super::inputs::{certificate_der, hub_certificates, parse_bound};
+use super::offline::verify_offline;
 use super::progress::Progress;
 use super::render::print_period;
 use crate::Settings;
@@ -11,18 +14,22 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
+    /// A bundle made by `edihub audit export`, checked offline: no database, no S3.
+    #[arg(conflicts_with_all = ["from", "to"], required_unless_present = "from")]
+    pub file: Option<PathBuf>,
     /// First day (`YYYY-MM-DD`, UTC) or instant (RFC 3339) of the period.
-    #[arg(long)]
-    pub from: String,
+    #[arg(long, requires = "to")]
+    pub from: Option<String>,
     /// Last day, included (`YYYY-MM-DD`), or the instant the period ends (RFC 3339).
-    #[arg(long)]
-    pub to: String,
-    /// The hub's sealing certificate (PEM), obtained from the operator; default:
-    /// `[archive] seal_certificate`.
-    #[arg(long)]
+    #[arg(long, requires = "from")]
+    pub to: Option<String>,
+    /// The hub's sealing certificate (PEM), obtained from the operator: the trust anchor.
+    /// Default online: `[archive] seal_certificate`; offline: the bundle's own, which the
+    /// summary then says loudly.
+    #[arg(long, visible_alias = "seal-certificate")]
     pub sealing_certificate: Option<PathBuf>,
-    /// The timestamp authority's certificate (PEM), to verify segment timestamps; default:
-    /// `[archive] timestamp_certificate`.
+    /// The timestamp authority's certificate (PEM), to verify segment timestamps; default
+    /// online: `[archive] timestamp_certificate`.
     #[arg(long)]
     pub tsa_certificate: Option<PathBuf>,
     #[arg(long)]
@@ -30,13 +37,17 @@ pub struct VerifyArgs {
 }
 
 pub async fn audit_verify(settings: &Settings, args: VerifyArgs) -> anyhow::Result<()> {
-    let from = parse_bound(&args.from, false)?;
-    let to = parse_bound(&args.to, true)?;
+    let (from, to) = match (&args.file, &args.from, &args.to) {
+        (Some(file), _, _) => return verify_offline(file, &args),
+        (None, Some(from), Some(to)) => (parse_bound(from, false)?, parse_bound(to, true)?),
+        _ => bail!("give a bundle FILE, or --from and --to"),
+    };
     if to <= from {
         bail!("--to must be after --from");
     }
     let sealing = args
         .sealing_certificate
+        .clone()
         .or_else(|| settings.archive.seal_certificate.clone())
         .context(
             "no sealing certificate: pass --sealing-certificate or set [archive] seal_certificate",
@@ -44,6 +55,7 @@ pub async fn audit_verify(settings: &Settings, args: VerifyArgs) -> anyhow::Resu
     let sealing = certificate_der(&sealing)?;
     let tsa = args
         .tsa_certificate
+        .clone()
         .or_else(|| settings.archive.timestamp_certificate.clone())
         .map(|path| certificate_der(&path))
         .transpose()?;

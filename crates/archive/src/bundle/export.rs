@@ -1,0 +1,354 @@
+//! A period's evidence exported from the archive into a bundle: the database says which
+//! objects and segments (by key and version id), S3 gives their bytes, one at a time.
+
+use super::index::{
+    BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
+};
+use super::readme::readme;
+use super::write::BundleWriter;
+use super::{BundleError, paths};
+use crate::ArchiveStore;
+use crate::evidence::{EvidenceDocument, certificate_pem};
+use crate::verify::chain::relevant;
+use crate::verify::sources::{ObjectRow, objects_of};
+use chrono::{DateTime, Utc};
+use edihub_journal::sha256_hex;
+use edihub_ledger::{SegmentRow, StoredObject};
+use serde::Serialize;
+use sqlx::PgPool;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::ops::Range;
+use uuid::Uuid;
+
+/// What to export, and the certificates that go with it (DER).
+#[derive(Debug, Clone)]
+pub struct ExportRequest<'a> {
+    pub period: Range<DateTime<Utc>>,
+    pub partner: Option<&'a str>,
+    pub sealing_certificate: &'a [u8],
+    pub hub_certificates: &'a [Vec<u8>],
+    pub exported_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExportSummary {
+    pub messages: u64,
+    /// Files written (objects, segment files, certificates, index, README).
+    pub files: u64,
+    /// The messages' objects.
+    pub objects: u64,
+    /// Bytes of content written.
+    pub bytes: u64,
+    pub segments: u64,
+    /// The last segment exported: what a truncated copy is detected against.
+    pub last_segment: Option<IndexSegment>,
+    /// What could not be exported as recorded (the bundle says so too: its verification
+    /// will fail on it).
+    pub problems: Vec<String>,
+    /// The messages exported (for the access log).
+    #[serde(skip)]
+    pub message_ids: Vec<Uuid>,
+}
+
+/// Writes the bundle of `request` to `out`; `progress(done, total)` per message.
+pub async fn export_bundle<W: Write>(
+    pool: &PgPool,
+    store: &ArchiveStore,
+    request: &ExportRequest<'_>,
+    out: W,
+    progress: &dyn Fn(u64, u64),
+) -> Result<(ExportSummary, W), BundleError> {
+    let mut writer = BundleWriter::new(out, request.exported_at.timestamp());
+    let mut summary = ExportSummary::default();
+    let records = records_in(pool, request).await?;
+    let total = records.len() as u64;
+    progress(0, total);
+    let mut messages = Vec::new();
+    let mut partners = BTreeMap::new();
+    for (done, record) in records.iter().enumerate() {
+        let message = export_message(
+            pool,
+            store,
+            record,
+            &mut writer,
+            &mut partners,
+            &mut summary,
+        )
+        .await?;
+        messages.push(message);
+        progress(done as u64 + 1, total);
+    }
+    let all_segments = edihub_ledger::segments(pool, 0).await?;
+    let seqs: Vec<i64> = messages.iter().map(|m| m.seq).collect();
+    let run = relevant(&all_segments, &seqs);
+    let mut segments = Vec::new();
+    for row in run {
+        segments.push(export_segment(store, row, &mut writer, &mut summary).await?);
+    }
+    for message in &mut messages {
+        message.sealed = run
+            .iter()
+            .any(|s| s.first_seq <= message.seq && message.seq <= s.last_seq);
+    }
+    let certificates = export_certificates(request, &partners, &mut writer)?;
+    let index = BundleIndex {
+        version: INDEX_VERSION,
+        exported_at: request.exported_at,
+        from: request.period.start,
+        to: request.period.end,
+        partner: request.partner.map(str::to_owned),
+        messages,
+        segments,
+        ledger_head: all_segments.last().map(index_segment),
+        certificates,
+    };
+    write_index(&index, &mut writer)?;
+    summary.messages = index.messages.len() as u64;
+    summary.message_ids = index.messages.iter().map(|m| m.message_id).collect();
+    summary.segments = index.segments.len() as u64;
+    summary.last_segment = index.segments.last().cloned();
+    (summary.files, summary.bytes) = writer.written();
+    Ok((summary, writer.finish()?))
+}
+
+/// What the archive recorded of a message received in the period.
+#[derive(sqlx::FromRow)]
+struct Record {
+    message_id: Uuid,
+    as2_from: Option<String>,
+    as2_message_id: Option<String>,
+    received_at: Option<DateTime<Utc>>,
+    unb_reference: Option<String>,
+    invoice_numbers: Vec<String>,
+}
+
+async fn records_in(
+    pool: &PgPool,
+    request: &ExportRequest<'_>,
+) -> Result<Vec<Record>, BundleError> {
+    Ok(sqlx::query_as(
+        "SELECT message_id, as2_from, as2_message_id, received_at, unb_reference, invoice_numbers
+         FROM archive_record
+         WHERE received_at >= $1 AND received_at < $2 AND ($3::text IS NULL OR as2_from = $3)
+         ORDER BY received_at, message_id",
+    )
+    .bind(request.period.start)
+    .bind(request.period.end)
+    .bind(request.partner)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Writes one message's objects; returns its index entry (`sealed` set by the caller).
+async fn export_message<W: Write>(
+    pool: &PgPool,
+    store: &ArchiveStore,
+    record: &Record,
+    writer: &mut BundleWriter<W>,
+    partners: &mut BTreeMap<String, String>,
+    summary: &mut ExportSummary,
+) -> Result<IndexMessage, BundleError> {
+    let id = record.message_id;
+    let mut objects = Vec::new();
+    let mut evidence = None;
+    for row in objects_of(pool, id).await? {
+        let name = format!("message {id}: object {}", row.object_key);
+        let Some(bytes) = fetch(
+            store,
+            &row.object_key,
+            row.version_id.as_deref(),
+            &name,
+            summary,
+        )
+        .await
+        else {
+            objects.push(recorded(&row));
+            continue;
+        };
+        check_recorded(&name, &row.sha256, row.size, &bytes, summary);
+        writer.append(&row.object_key, &bytes)?;
+        summary.objects += 1;
+        if row.kind == "evidence" {
+            match serde_json::from_slice::<EvidenceDocument>(&bytes) {
+                Ok(document) => evidence = Some(document),
+                Err(e) => summary.problems.push(format!("{name}: does not read: {e}")),
+            }
+        }
+        objects.push(IndexObject {
+            kind: row.kind,
+            key: row.object_key,
+            sha256: sha256_hex(&bytes),
+            size: bytes.len() as u64,
+        });
+    }
+    if let Some(signature) = evidence.as_ref().and_then(|d| d.signature.as_ref()) {
+        partners.insert(
+            signature.certificate_sha256.clone(),
+            signature.certificate_pem.clone(),
+        );
+    }
+    Ok(index_message(record, evidence.as_ref(), objects))
+}
+
+/// The index entry: evidence.json's facts, the archive record's when it does not read.
+fn index_message(
+    record: &Record,
+    evidence: Option<&EvidenceDocument>,
+    objects: Vec<IndexObject>,
+) -> IndexMessage {
+    IndexMessage {
+        message_id: record.message_id,
+        as2_message_id: evidence
+            .map(|d| d.ids.as2_message_id.clone())
+            .or_else(|| record.as2_message_id.clone())
+            .unwrap_or_default(),
+        partner: evidence
+            .map(|d| d.partner.as2_name.clone())
+            .or_else(|| record.as2_from.clone())
+            .unwrap_or_default(),
+        received_at: evidence
+            .map(|d| d.received_at)
+            .or(record.received_at)
+            .unwrap_or_default(),
+        unb_reference: evidence
+            .map(|d| d.ids.unb_reference.clone())
+            .unwrap_or_else(|| record.unb_reference.clone()),
+        invoice_numbers: evidence
+            .map(|d| d.ids.invoice_numbers.clone())
+            .unwrap_or_else(|| record.invoice_numbers.clone()),
+        // 0: no position known (evidence.json unreadable), which no segment holds.
+        seq: evidence.map(|d| d.ledger.seq).unwrap_or(0),
+        sealed: false,
+        objects,
+    }
+}
+
+fn recorded(row: &ObjectRow) -> IndexObject {
+    IndexObject {
+        kind: row.kind.clone(),
+        key: row.object_key.clone(),
+        sha256: row.sha256.clone(),
+        size: u64::try_from(row.size).unwrap_or_default(),
+    }
+}
+
+/// One version's bytes from S3; a failure is a problem of the export, not its end.
+async fn fetch(
+    store: &ArchiveStore,
+    key: &str,
+    version: Option<&str>,
+    name: &str,
+    summary: &mut ExportSummary,
+) -> Option<Vec<u8>> {
+    match store.get(key, version).await {
+        Ok(bytes) => Some(bytes),
+        Err(error) => {
+            summary.problems.push(format!(
+                "{name}: version {} cannot be fetched from S3, left out: {error}",
+                version.unwrap_or("-")
+            ));
+            None
+        }
+    }
+}
+
+fn check_recorded(name: &str, sha256: &str, size: i64, bytes: &[u8], summary: &mut ExportSummary) {
+    let size = u64::try_from(size).unwrap_or_default();
+    for difference in crate::verify::digest::differences(sha256, size, bytes) {
+        summary
+            .problems
+            .push(format!("{name}: {difference} (recorded, S3)"));
+    }
+}
+
+async fn export_segment<W: Write>(
+    store: &ArchiveStore,
+    row: &SegmentRow,
+    writer: &mut BundleWriter<W>,
+    summary: &mut ExportSummary,
+) -> Result<IndexSegment, BundleError> {
+    let objects = &row.objects;
+    let files = [
+        Some(&objects.entries),
+        Some(&objects.manifest),
+        Some(&objects.signature),
+        objects.timestamp.as_ref(),
+    ];
+    for object in files.into_iter().flatten() {
+        export_segment_file(store, row, object, writer, summary).await?;
+    }
+    Ok(index_segment(row))
+}
+
+async fn export_segment_file<W: Write>(
+    store: &ArchiveStore,
+    row: &SegmentRow,
+    object: &StoredObject,
+    writer: &mut BundleWriter<W>,
+    summary: &mut ExportSummary,
+) -> Result<(), BundleError> {
+    let name = format!("segment {}-{}: {}", row.first_seq, row.last_seq, object.key);
+    if let Some(bytes) = fetch(
+        store,
+        &object.key,
+        object.version_id.as_deref(),
+        &name,
+        summary,
+    )
+    .await
+    {
+        let size = i64::try_from(object.size).unwrap_or(-1);
+        check_recorded(&name, &object.sha256, size, &bytes, summary);
+        writer.append(&object.key, &bytes)?;
+    }
+    Ok(())
+}
+
+fn index_segment(row: &SegmentRow) -> IndexSegment {
+    IndexSegment {
+        first_seq: row.first_seq,
+        last_seq: row.last_seq,
+        head: hex::encode(row.head),
+        prefix: edihub_ledger::segment_prefix(row.first_seq, row.last_seq),
+    }
+}
+
+/// The sealing certificate, the hub's and each partner's that signed, as PEM.
+fn export_certificates<W: Write>(
+    request: &ExportRequest<'_>,
+    partners: &BTreeMap<String, String>,
+    writer: &mut BundleWriter<W>,
+) -> Result<IndexCertificates, BundleError> {
+    let mut certificates = IndexCertificates {
+        sealing: paths::SEALING_CERTIFICATE.to_owned(),
+        ..IndexCertificates::default()
+    };
+    writer.append(
+        paths::SEALING_CERTIFICATE,
+        certificate_pem(request.sealing_certificate).as_bytes(),
+    )?;
+    for der in request.hub_certificates {
+        let path = format!("{}{}.pem", paths::HUB_CERTIFICATES, sha256_hex(der));
+        writer.append(&path, certificate_pem(der).as_bytes())?;
+        certificates.hub.push(path);
+    }
+    for (fingerprint, pem) in partners {
+        let path = format!("{}{fingerprint}.pem", paths::PARTNER_CERTIFICATES);
+        writer.append(&path, pem.as_bytes())?;
+        certificates.partners.push(path);
+    }
+    Ok(certificates)
+}
+
+fn write_index<W: Write>(
+    index: &BundleIndex,
+    writer: &mut BundleWriter<W>,
+) -> Result<(), BundleError> {
+    let mut json = serde_json::to_vec_pretty(index).map_err(BundleError::Index)?;
+    json.push(b'\n');
+    writer.append(paths::INDEX_JSON, &json)?;
+    writer.append(paths::INDEX_CSV, super::index::index_csv(index).as_bytes())?;
+    writer.append(paths::README, readme(index).as_bytes())?;
+    Ok(())
+}
