@@ -5,87 +5,13 @@
 //! bundle file (an object's byte, an entry line removed or swapped, a segment's manifest
 //! changed, the last segment cut off, an object removed) fails with a precise message.
 
-use crate::smime::{hub_certificates, identity, post, spec};
+use crate::audit_verify::{Sent, archived, sealed, send};
 use chrono::{Duration as Days, Utc};
-use edihub_as2::{Encryption, MicAlg, SecureMessageSpec, build_secure_message};
 use edihub_ledger::SEAL_LOCK_KEY;
-use edihub_tests::{
-    PARTNER, TestApp, fixture_path, numbered_invoic, spawn_app_with, wait_for, with_keys,
-};
+use edihub_tests::{TestApp, fixture_path, spawn_app_with, with_keys};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 use uuid::Uuid;
-
-static NEXT: AtomicUsize = AtomicUsize::new(1);
-
-#[derive(Clone, Copy)]
-enum Sent {
-    Plain,
-    Signed,
-    SignedEncrypted,
-}
-
-/// Posts one message; returns its hub id.
-async fn send(app: &TestApp, how: Sent) -> Uuid {
-    let as2_message_id = format!("{}@acme", Uuid::new_v4());
-    // A payload of its own: the same signed content twice would be a replay.
-    let payload = numbered_invoic(NEXT.fetch_add(1, Ordering::Relaxed));
-    match how {
-        Sent::Plain => {
-            let response = app.post_as2(PARTNER, &as2_message_id, &payload).await;
-            assert_eq!(response.status, 200);
-        }
-        Sent::Signed | Sent::SignedEncrypted => {
-            let partner = identity("partner-a");
-            let hub = hub_certificates();
-            let built = build_secure_message(&SecureMessageSpec {
-                plain: spec(&as2_message_id, &payload),
-                compress: false,
-                sign: Some((&partner, MicAlg::Sha256)),
-                encrypt: matches!(how, Sent::SignedEncrypted)
-                    .then(|| (&hub[0], Encryption::Aes256Cbc)),
-                boundary: "----=_audit_export",
-                now_unix: Utc::now().timestamp(),
-            })
-            .expect("build");
-            let response = post(app, &built.message.headers, built.message.body).await;
-            let mdn = edihub_as2::read_mdn(response.content_type(), &response.body, &hub)
-                .expect("a signed MDN");
-            assert_eq!(mdn.report.disposition, edihub_as2::Disposition::Processed);
-        }
-    }
-    sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(&as2_message_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("journalled message")
-}
-
-/// Publishes what waits and waits until `count` ledger entries are stored.
-async fn archived(app: &TestApp, count: i64) {
-    app.drain_outbox().await;
-    wait_for("the archived entries", Duration::from_secs(60), || async {
-        let stored = app
-            .count("SELECT count(*) FROM ledger_entry WHERE stored_at IS NOT NULL")
-            .await;
-        (stored >= count).then_some(())
-    })
-    .await;
-}
-
-/// Waits until every entry is in a segment (the archive consumer seals after a second).
-async fn sealed(app: &TestApp) {
-    wait_for("every entry sealed", Duration::from_secs(30), || async {
-        let entries = app.count("SELECT count(*) FROM ledger_entry").await;
-        let sealed = app
-            .count("SELECT coalesce(max(last_seq), 0) FROM ledger_segment")
-            .await;
-        (sealed == entries).then_some(())
-    })
-    .await;
-}
 
 /// Sends `how` with sealing paused (holding the sealer's advisory lock), then lets the archive consumer seal them all in one
 /// segment.

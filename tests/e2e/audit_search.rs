@@ -4,15 +4,13 @@
 //! `audit hold` sets and lifts the S3 legal hold on every object of the messages it
 //! selects, as moto's S3 reports it.
 
+use crate::audit_verify::{archived, sealed};
 use aws_sdk_s3::types::ObjectLockLegalHoldStatus;
 use chrono::Utc;
-use edihub_tests::{
-    EXTRA_PARTNERS, PARTNER, TestApp, fixture_path, spawn_app_with, wait_for, with_keys,
-};
+use edihub_tests::{EXTRA_PARTNERS, PARTNER, TestApp, fixture_path, spawn_app_with, with_keys};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 use uuid::Uuid;
 
 const OTHER: &str = EXTRA_PARTNERS[0];
@@ -58,22 +56,8 @@ async fn send(app: &TestApp, partner: &str, number: usize) -> Sent {
 
 /// Publishes what waits, waits until `count` entries are stored and all are sealed.
 async fn archived_and_sealed(app: &TestApp, count: i64) {
-    app.drain_outbox().await;
-    wait_for("the archived entries", Duration::from_secs(60), || async {
-        let stored = app
-            .count("SELECT count(*) FROM ledger_entry WHERE stored_at IS NOT NULL")
-            .await;
-        (stored >= count).then_some(())
-    })
-    .await;
-    wait_for("every entry sealed", Duration::from_secs(30), || async {
-        let entries = app.count("SELECT count(*) FROM ledger_entry").await;
-        let sealed = app
-            .count("SELECT coalesce(max(last_seq), 0) FROM ledger_segment")
-            .await;
-        (sealed == entries).then_some(())
-    })
-    .await;
+    archived(app, count).await;
+    sealed(app).await;
 }
 
 /// Three messages: two from `PARTNER` (the first moved to `EARLIER` in the archive's
