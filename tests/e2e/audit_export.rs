@@ -5,7 +5,7 @@
 //! bundle file (an object's byte, an entry line removed or swapped, a segment's manifest
 //! changed, the last segment cut off, an object removed) fails with a precise message.
 
-use crate::audit_verify::{Sent, archived, sealed, send};
+use crate::audit_verify::{Sent, archived, cli_config, sealed, send};
 use chrono::{Duration as Days, Utc};
 use edihub_ledger::SEAL_LOCK_KEY;
 use edihub_tests::{TestApp, fixture_path, spawn_app_with, with_keys};
@@ -57,20 +57,6 @@ fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("edihub-export-{}", Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-/// A config file for the CLI: the hub's certificate (signed MDNs) and the sealing key.
-fn cli_config(dir: &Path) -> PathBuf {
-    let path = dir.join("edihub.toml");
-    let file = |name: &str| fixture_path(&format!("as2/{name}")).display().to_string();
-    let toml = format!(
-        "[gateway]\nhub_certificate = {:?}\n\n[archive]\nseal_certificate = {:?}\nseal_private_key = {:?}\n",
-        file("hub.crt"),
-        file("hub.crt"),
-        file("hub.key")
-    );
-    std::fs::write(&path, toml).expect("write config");
-    path
 }
 
 fn cli(app: &TestApp, config: &Path, args: &[&str]) -> Output {

@@ -358,6 +358,42 @@ async fn a_removed_segment_row_is_a_gap_in_the_sealed_chain() {
     );
 }
 
+/// Cutting the ledger's tail from the database (its last segment row and entries)
+/// leaves a chain that is consistent in itself; the signed segment the bucket still holds
+/// (object-locked) names the cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tail_cut_from_the_database_is_caught_against_the_bucket() {
+    let (app, _) = archive().await;
+    let (first, last): (i64, i64) = sqlx::query_as(
+        "SELECT first_seq, last_seq FROM ledger_segment ORDER BY first_seq DESC LIMIT 1",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("last segment");
+    assert!(first > 1, "the archive seals in more than one segment");
+    let mut tx = app.pool.begin().await.expect("tx");
+    for statement in [
+        "DELETE FROM ledger_segment WHERE first_seq >= $1",
+        "DELETE FROM ledger_entry WHERE seq >= $1",
+    ] {
+        sqlx::query(statement)
+            .bind(first)
+            .execute(&mut *tx)
+            .await
+            .expect("tamper");
+    }
+    tx.commit().await.expect("commit");
+    let report = verify(&app).await;
+    assert_named(
+        &report,
+        &[
+            "truncated: ",
+            &format!("segment {first}-{last}"),
+            &format!("ends at seq {}", first - 1),
+        ],
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn swapped_canonical_bytes_differ_from_the_signed_segment() {
     let (app, _) = archive().await;
@@ -468,7 +504,7 @@ async fn a_newer_version_slipped_in_under_a_key_is_caught() {
 }
 
 /// A config file for the CLI: the hub's certificate (signed MDNs) and the sealing key.
-fn cli_config(dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn cli_config(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("edihub.toml");
     let file = |name: &str| fixture_path(&format!("as2/{name}")).display().to_string();
     let toml = format!(

@@ -207,6 +207,7 @@ impl ArchiveStore {
 }
 
 mod hold;
+mod list;
 mod sink;
 #[cfg(test)]
 mod tests;

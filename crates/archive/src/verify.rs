@@ -23,6 +23,7 @@ mod report;
 pub(crate) mod segments;
 pub(crate) mod signature;
 pub(crate) mod sources;
+mod unrecorded;
 
 pub use message::{CheckContext, check_message};
 pub use period::{Anchors, PeriodReport, PeriodSummary, verify_period};

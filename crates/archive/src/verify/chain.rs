@@ -26,7 +26,7 @@ pub(super) struct ChainFindings {
 
 /// Checks the segments that hold any of `seqs`, those between them and the one before
 /// them (whose signed head anchors the first link), every position from 1 to the head,
-/// and the unsealed tail.
+/// the unsealed tail, and segments in the bucket the rows do not record (a cut tail).
 pub(super) async fn check_chain(
     store: &ArchiveStore,
     entries: &[EntryRow],
@@ -45,6 +45,8 @@ pub(super) async fn check_chain(
         findings.segments += 1;
     }
     tail(&by_seq, segments, &mut findings);
+    let head_seq = by_seq.keys().next_back().copied().unwrap_or(0);
+    super::unrecorded::check_unrecorded(store, segments, head_seq, &mut findings).await;
     findings
 }
 
