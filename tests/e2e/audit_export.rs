@@ -5,7 +5,7 @@
 //! bundle file (an object's byte, an entry line removed or swapped, a segment's manifest
 //! changed, the last segment cut off, an object removed) fails with a precise message.
 
-use crate::audit_verify::{Sent, archived, cli_config, sealed, send};
+use crate::audit_verify::{Sent, archived, cli, cli_config, sealed, send};
 use chrono::{Duration as Days, Utc};
 use edihub_ledger::SEAL_LOCK_KEY;
 use edihub_tests::{TestApp, fixture_path, spawn_app_with, with_keys};
@@ -57,18 +57,6 @@ fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("edihub-export-{}", Uuid::new_v4()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-fn cli(app: &TestApp, config: &Path, args: &[&str]) -> Output {
-    Command::new(edihub_tests::service_binary("edihub"))
-        .args(args)
-        .env("EDIHUB_CONFIG", config)
-        .env_remove("EDIHUB_HUB_KEY_PASSPHRASE")
-        .env("DATABASE_URL", app.database.url.expose())
-        .env("S3_BUCKET", &app.s3.bucket)
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("run edihub")
 }
 
 /// `edihub audit verify FILE ARGS` with no usable database or bucket: offline.

@@ -517,7 +517,7 @@ pub(crate) fn cli_config(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
-fn cli(app: &TestApp, config: &std::path::Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn cli(app: &TestApp, config: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(edihub_tests::service_binary("edihub"))
         .args(args)
         .env("EDIHUB_CONFIG", config)

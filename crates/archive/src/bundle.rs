@@ -30,7 +30,7 @@ pub use index::{
 };
 pub use read::Bundle;
 pub use readme::readme;
-pub use verify::{BundleMessage, BundleReport, BundleSummary, OfflineAnchors, verify_bundle};
+pub use verify::{BundleMessage, BundleReport, OfflineAnchors, verify_bundle};
 pub use write::BundleWriter;
 
 /// The bundle's own files (the objects and segments keep their S3 keys).

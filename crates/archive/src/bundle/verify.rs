@@ -7,7 +7,7 @@ use super::index::BundleIndex;
 use super::message::check_message;
 use super::paths;
 use super::read::Bundle;
-use crate::verify::Verdict;
+use crate::verify::{PeriodSummary, Verdict};
 use edihub_as2::Certificate;
 use edihub_journal::sha256_hex;
 use serde::Serialize;
@@ -25,18 +25,9 @@ pub struct OfflineAnchors {
     pub tsa_certificate: Option<Vec<u8>>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct BundleSummary {
-    pub messages: u64,
-    pub objects: u64,
-    pub bytes: u64,
-    pub segments: u64,
-    pub discrepancies: u64,
-}
-
 #[derive(Debug, Clone, Serialize)]
 pub struct BundleReport {
-    pub summary: BundleSummary,
+    pub summary: PeriodSummary,
     /// Where the sealing certificate came from, and its SHA-256.
     pub sealing_anchor: String,
     /// The sealing certificate was the bundle's own: the signatures then show only that
@@ -236,10 +227,10 @@ fn report(
     mut notes: Vec<String>,
     messages: Vec<BundleMessage>,
 ) -> BundleReport {
-    let mut summary = BundleSummary {
+    let mut summary = PeriodSummary {
         messages: messages.len() as u64,
         segments,
-        ..BundleSummary::default()
+        ..PeriodSummary::default()
     };
     for message in &messages {
         summary.objects += message.objects;
