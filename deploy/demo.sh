@@ -14,7 +14,11 @@ REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LOCAL_DIR=${EDIHUB_LOCAL:-$REPO_ROOT/.local}
 LOG_DIR=$LOCAL_DIR/logs
 RUN_DIR=$LOCAL_DIR/run
-BIN=${CARGO_TARGET_DIR:-$REPO_ROOT/target}/debug
+# Release builds: the demo shows the hub's real speed (debug builds spend several times
+# the CPU per message). The tests build debug binaries of their own.
+BIN=${CARGO_TARGET_DIR:-$REPO_ROOT/target}/release
+# stack.sh runs `edihub init` with this binary, not the debug one the tests use.
+export EDIHUB_BIN=$BIN/edihub
 SERVICES=(as2-gateway outbox-relay transform-consumer archive-consumer)
 export EDIHUB_CONFIG=${EDIHUB_CONFIG:-$REPO_ROOT/deploy/local/edihub.toml}
 
@@ -44,8 +48,8 @@ FILE=${1:-$REPO_ROOT/fixtures/edifact/invoic-eancom-d96a.edi}
 
 cd "$REPO_ROOT" # the settings name key files relative to the repository root
 
-step "Building the hub (cargo build)"
-(cd "$REPO_ROOT" && cargo build --quiet --bin edihub "${SERVICES[@]/#/--bin=}")
+step "Building the hub (cargo build --release)"
+(cd "$REPO_ROOT" && cargo build --release --quiet --bin edihub "${SERVICES[@]/#/--bin=}")
 
 step "Bringing the local stack up (PostgreSQL, moto S3, tansu Kafka)"
 bash "$REPO_ROOT/deploy/stack.sh" up
@@ -87,5 +91,5 @@ step "5. The same file signed (sha256), encrypted (aes256) and compressed, with 
 
 echo
 echo "The hub keeps running: send your own file with"
-echo "  target/debug/edihub send FILE            (partner ACME-SUPPLIER, hub EDIHUB)"
+echo "  target/release/edihub send FILE            (partner ACME-SUPPLIER, hub EDIHUB)"
 echo "Stop it with: bash deploy/demo.sh stop && bash deploy/stack.sh down"

@@ -1,0 +1,66 @@
+//! A command run to its end and measured by the kernel: wall time, CPU time and peak
+//! resident memory, read with wait4(2) from the child's own accounting (a sampler would
+//! miss a short peak).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// What one run of a command cost, and what it printed.
+pub struct Measured {
+    pub wall: Duration,
+    /// User plus system time.
+    pub cpu: Duration,
+    /// Peak resident set size (`ru_maxrss`), in KiB.
+    pub max_rss_kib: u64,
+    pub succeeded: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Measured {
+    pub fn max_rss_mib(&self) -> f64 {
+        self.max_rss_kib as f64 / 1024.0
+    }
+}
+
+/// Runs `command` with its output in `<dir>/<name>.out|.err` (files, not pipes: a pipe
+/// nobody reads before the child ends could fill and stall it).
+pub fn run_measured(mut command: Command, dir: &Path, name: &str) -> Measured {
+    let out = dir.join(format!("{name}.out"));
+    let err = dir.join(format!("{name}.err"));
+    command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out).expect("stdout file"))
+        .stderr(std::fs::File::create(&err).expect("stderr file"));
+    let started = Instant::now();
+    // Reaped by wait4 below, not by std (whose wait would not give the usage).
+    let pid = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {name}: {e}"))
+        .id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 writes only to the two locals; `pid` is our own unreaped child
+    // (std's Child, dropped above, neither waits nor kills).
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = started.elapsed();
+    assert_eq!(
+        reaped,
+        pid,
+        "wait4 {name}: {}",
+        std::io::Error::last_os_error()
+    );
+    let seconds = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    Measured {
+        wall,
+        cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss as u64,
+        succeeded: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        stdout: std::fs::read_to_string(&out).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&err).unwrap_or_default(),
+    }
+}
