@@ -15,6 +15,7 @@
 //! the auditor holds apart from it (README.txt asks them to note it).
 
 mod chain;
+mod copy;
 mod export;
 mod index;
 mod message;
@@ -31,7 +32,7 @@ pub use index::{
 pub use read::Bundle;
 pub use readme::readme;
 pub use verify::{BundleMessage, BundleReport, OfflineAnchors, verify_bundle};
-pub use write::BundleWriter;
+pub use write::{BundleWriter, Streamed};
 
 /// The bundle's own files (the objects and segments keep their S3 keys).
 pub mod paths {
@@ -57,6 +58,20 @@ pub enum BundleError {
     Index(#[source] serde_json::Error),
     #[error("the bundle has no index.json: is it an edihub audit bundle?")]
     NoIndex,
+    /// The object could not be read to its end after its tar header was written.
+    #[error("{key}: reading the object from S3 failed midway: {source}")]
+    Body {
+        key: String,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("{key}: S3 declared {declared} bytes but sent more")]
+    BodyTooLong { key: String, declared: u64 },
+    #[error("{key}: S3 declared {declared} bytes but sent {found}")]
+    BodyTooShort {
+        key: String,
+        declared: u64,
+        found: u64,
+    },
 }
 
 #[cfg(test)]

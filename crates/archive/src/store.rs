@@ -27,6 +27,8 @@ pub enum StoreError {
     },
     #[error("retention date out of range")]
     RetentionOutOfRange,
+    #[error("S3 GetObject {0}: no Content-Length")]
+    NoContentLength(String),
 }
 
 fn s3_error(
@@ -209,5 +211,6 @@ impl ArchiveStore {
 mod hold;
 mod list;
 mod sink;
+mod stream;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,8 @@
 //! A period's evidence exported from the archive into a bundle: the database says which
-//! objects and segments (by key and version id), S3 gives their bytes, one at a time.
+//! objects and segments (by key and version id), S3 gives their bytes, one object at a
+//! time, streamed into the tar (`super::copy`).
 
+use super::copy::{Recorded, copy_buffered, copy_streamed};
 use super::index::{
     BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
 };
@@ -154,32 +156,37 @@ async fn export_message<W: Write>(
     let mut evidence = None;
     for row in objects_of(pool, id).await? {
         let name = format!("message {id}: object {}", row.object_key);
-        let Some(bytes) = fetch(
-            store,
-            &row.object_key,
-            row.version_id.as_deref(),
-            &name,
-            summary,
-        )
-        .await
-        else {
+        let object = Recorded {
+            name: &name,
+            key: &row.object_key,
+            version_id: row.version_id.as_deref(),
+            sha256: &row.sha256,
+            size: u64::try_from(row.size).unwrap_or_default(),
+        };
+        let problems = &mut summary.problems;
+        let written = if row.kind == "evidence" {
+            // evidence.json is small and read for the index: held whole.
+            let copied = copy_buffered(store, &object, writer, problems).await?;
+            if let Some((_, bytes)) = &copied {
+                match serde_json::from_slice::<EvidenceDocument>(bytes) {
+                    Ok(document) => evidence = Some(document),
+                    Err(e) => problems.push(format!("{name}: does not read: {e}")),
+                }
+            }
+            copied.map(|(written, _)| written)
+        } else {
+            copy_streamed(store, &object, writer, problems).await?
+        };
+        let Some(written) = written else {
             objects.push(recorded(&row));
             continue;
         };
-        check_recorded(&name, &row.sha256, row.size, &bytes, summary);
-        writer.append(&row.object_key, &bytes)?;
         summary.objects += 1;
-        if row.kind == "evidence" {
-            match serde_json::from_slice::<EvidenceDocument>(&bytes) {
-                Ok(document) => evidence = Some(document),
-                Err(e) => summary.problems.push(format!("{name}: does not read: {e}")),
-            }
-        }
         objects.push(IndexObject {
             kind: row.kind,
             key: row.object_key,
-            sha256: sha256_hex(&bytes),
-            size: bytes.len() as u64,
+            sha256: written.sha256,
+            size: written.size,
         });
     }
     if let Some(signature) = evidence.as_ref().and_then(|d| d.signature.as_ref()) {
@@ -233,35 +240,6 @@ fn recorded(row: &ObjectRow) -> IndexObject {
     }
 }
 
-/// One version's bytes from S3; a failure is a problem of the export, not its end.
-async fn fetch(
-    store: &ArchiveStore,
-    key: &str,
-    version: Option<&str>,
-    name: &str,
-    summary: &mut ExportSummary,
-) -> Option<Vec<u8>> {
-    match store.get(key, version).await {
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            summary.problems.push(format!(
-                "{name}: version {} cannot be fetched from S3, left out: {error}",
-                version.unwrap_or("-")
-            ));
-            None
-        }
-    }
-}
-
-fn check_recorded(name: &str, sha256: &str, size: i64, bytes: &[u8], summary: &mut ExportSummary) {
-    let size = u64::try_from(size).unwrap_or_default();
-    for difference in crate::verify::digest::differences(sha256, size, bytes) {
-        summary
-            .problems
-            .push(format!("{name}: {difference} (recorded, S3)"));
-    }
-}
-
 async fn export_segment<W: Write>(
     store: &ArchiveStore,
     row: &SegmentRow,
@@ -289,19 +267,14 @@ async fn export_segment_file<W: Write>(
     summary: &mut ExportSummary,
 ) -> Result<(), BundleError> {
     let name = format!("segment {}-{}: {}", row.first_seq, row.last_seq, object.key);
-    if let Some(bytes) = fetch(
-        store,
-        &object.key,
-        object.version_id.as_deref(),
-        &name,
-        summary,
-    )
-    .await
-    {
-        let size = i64::try_from(object.size).unwrap_or(-1);
-        check_recorded(&name, &object.sha256, size, &bytes, summary);
-        writer.append(&object.key, &bytes)?;
-    }
+    let recorded = Recorded {
+        name: &name,
+        key: &object.key,
+        version_id: object.version_id.as_deref(),
+        sha256: &object.sha256,
+        size: object.size,
+    };
+    copy_streamed(store, &recorded, writer, &mut summary.problems).await?;
     Ok(())
 }
 

@@ -1,6 +1,9 @@
 //! The bundle as a tar file, written one entry at a time: the writer holds no more than
-//! the entry it is given.
+//! the entry it is given, or one chunk of an entry it is streamed.
 
+use super::BundleError;
+use futures::{Stream, StreamExt};
+use sha2::{Digest, Sha256};
 use std::io::Write;
 
 /// A tar archive being written; entries are regular files, read-only, owned by nobody
@@ -10,6 +13,14 @@ pub struct BundleWriter<W: Write> {
     mtime: u64,
     entries: u64,
     bytes: u64,
+}
+
+/// What a streamed entry held, computed as it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Streamed {
+    /// Lowercase hex, as `edihub_journal::sha256_hex`.
+    pub sha256: String,
+    pub size: u64,
 }
 
 impl<W: Write> BundleWriter<W> {
@@ -24,16 +35,67 @@ impl<W: Write> BundleWriter<W> {
 
     /// Appends `bytes` as the file `path` (relative, `/`-separated: an S3 key).
     pub fn append(&mut self, path: &str, bytes: &[u8]) -> std::io::Result<()> {
-        let mut header = tar::Header::new_gnu();
-        header.set_entry_type(tar::EntryType::Regular);
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o444);
-        header.set_mtime(self.mtime);
+        let mut header = self.header(bytes.len() as u64);
         // `append_data` writes a GNU long-name entry for paths over 100 bytes.
         self.tar.append_data(&mut header, path, bytes)?;
         self.entries += 1;
         self.bytes += bytes.len() as u64;
         Ok(())
+    }
+
+    /// Appends the file `path` of `size` bytes from `body`, chunk by chunk as it yields
+    /// them. A body that yields more or fewer than `size` bytes, or fails, is an error:
+    /// the header already declared `size`, so the tar written so far is unusable and the
+    /// caller must abandon it.
+    pub async fn append_stream<S, B, E>(
+        &mut self,
+        path: &str,
+        size: u64,
+        body: S,
+    ) -> Result<Streamed, BundleError>
+    where
+        S: Stream<Item = Result<B, E>>,
+        B: AsRef<[u8]>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let mut header = self.header(size);
+        // With no data, `append_data` writes only the header (after a GNU long-name
+        // entry when the path needs one) and no padding; the data follows below.
+        self.tar.append_data(&mut header, path, std::io::empty())?;
+        let mut body = std::pin::pin!(body);
+        let mut hasher = Sha256::new();
+        let mut written = 0u64;
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| BundleError::Body {
+                key: path.to_owned(),
+                source: Box::new(e),
+            })?;
+            let chunk = chunk.as_ref();
+            // Checked before writing: not one byte past the declared size reaches the tar.
+            if chunk.len() as u64 > size - written {
+                return Err(BundleError::BodyTooLong {
+                    key: path.to_owned(),
+                    declared: size,
+                });
+            }
+            self.tar.get_mut().write_all(chunk)?;
+            hasher.update(chunk);
+            written += chunk.len() as u64;
+        }
+        if written < size {
+            return Err(BundleError::BodyTooShort {
+                key: path.to_owned(),
+                declared: size,
+                found: written,
+            });
+        }
+        pad_to_block(self.tar.get_mut(), size)?;
+        self.entries += 1;
+        self.bytes += size;
+        Ok(Streamed {
+            sha256: hex::encode(hasher.finalize()),
+            size,
+        })
     }
 
     /// Files and content bytes written so far.
@@ -45,4 +107,23 @@ impl<W: Write> BundleWriter<W> {
     pub fn finish(self) -> std::io::Result<W> {
         self.tar.into_inner()
     }
+
+    fn header(&self, size: u64) -> tar::Header {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_size(size);
+        header.set_mode(0o444);
+        header.set_mtime(self.mtime);
+        header
+    }
 }
+
+/// Zeroes up to the next 512-byte block, as the tar crate pads what it writes itself.
+fn pad_to_block(out: &mut impl Write, size: u64) -> std::io::Result<()> {
+    const BLOCK: u64 = 512;
+    let remaining = (BLOCK - size % BLOCK) % BLOCK;
+    out.write_all(&[0; BLOCK as usize][..remaining as usize])
+}
+
+#[cfg(test)]
+mod tests;

@@ -5,13 +5,22 @@ use edihub_journal::sha256_hex;
 /// Each way `bytes` differ from the claimed `sha256` and `size`, as "sha256 expected X,
 /// found Y" and "size expected N, found M"; empty when they match.
 pub(crate) fn differences(sha256: &str, size: u64, bytes: &[u8]) -> Vec<String> {
+    digest_differences(sha256, size, &sha256_hex(bytes), bytes.len() as u64)
+}
+
+/// [`differences`] for bytes already hashed and counted (streamed, not held).
+pub(crate) fn digest_differences(
+    sha256: &str,
+    size: u64,
+    found_sha256: &str,
+    found_size: u64,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    let found = sha256_hex(bytes);
-    if found != sha256 {
-        problems.push(format!("sha256 expected {sha256}, found {found}"));
+    if found_sha256 != sha256 {
+        problems.push(format!("sha256 expected {sha256}, found {found_sha256}"));
     }
-    if bytes.len() as u64 != size {
-        problems.push(format!("size expected {size}, found {}", bytes.len()));
+    if found_size != size {
+        problems.push(format!("size expected {size}, found {found_size}"));
     }
     problems
 }
