@@ -3,7 +3,8 @@
 //! sealed in two segments, exported with `edihub audit export` and checked with
 //! `edihub audit verify FILE` without database or S3; each way of tampering with the
 //! bundle file (an object's byte, an entry line removed or swapped, a segment's manifest
-//! changed, the last segment cut off, an object removed) fails with a precise message.
+//! changed, the last segment cut off, with or without index.json rewritten to match, an
+//! object removed) fails with a precise message.
 
 use crate::audit_verify::{Sent, archived, cli, cli_config, sealed, send};
 use chrono::{Duration as Days, Utc};
@@ -108,13 +109,13 @@ fn sealing_pem() -> String {
 
 /// The bundle unpacked with plain tar, changed by `tamper`, packed again; then checked
 /// offline, which must fail with, for each of `expected`, a discrepancy line naming all
-/// its parts.
+/// its parts. Returns the verification's output.
 fn assert_tampering_named(
     dir: &Path,
     bundle: &Path,
     tamper: impl FnOnce(&Path),
     expected: &[&[&str]],
-) {
+) -> String {
     let unpacked = dir.join(format!("unpacked-{}", Uuid::new_v4()));
     std::fs::create_dir_all(&unpacked).expect("dir");
     run_tar(&[
@@ -143,6 +144,7 @@ fn assert_tampering_named(
             "no discrepancy names {parts:?}:\n{all}"
         );
     }
+    all
 }
 
 fn run_tar(args: &[&str]) -> String {
@@ -187,6 +189,35 @@ fn edit_lines(path: &Path, edit: impl FnOnce(&mut Vec<String>)) {
     std::fs::write(path, out).expect("write");
 }
 
+/// README.txt's command for the index, run as written on the unpacked bundle with the
+/// sealing certificate, prints "Verification successful".
+fn readme_verifies_the_index(dir: &Path, bundle: &Path) {
+    let unpacked = dir.join("readme");
+    std::fs::create_dir_all(&unpacked).expect("dir");
+    run_tar(&[
+        "-xf",
+        &bundle.display().to_string(),
+        "-C",
+        &unpacked.display().to_string(),
+    ]);
+    let readme = std::fs::read_to_string(unpacked.join("README.txt")).expect("README");
+    let command = "openssl cms -verify -binary -inform DER -in index.json.p7s -content index.json \\\n       -nointern -certfile seal.pem -noverify -out /dev/null";
+    assert!(readme.contains(command), "{readme}");
+    std::fs::copy(fixture_path("as2/hub.crt"), unpacked.join("seal.pem")).expect("seal.pem");
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(&unpacked)
+        .output()
+        .expect("run openssl");
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("Verification successful"),
+        "{}",
+        text(&output)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_exported_period_verifies_offline_and_lists_with_plain_tar() {
     let (app, ids) = archive().await;
@@ -199,6 +230,7 @@ async fn an_exported_period_verifies_offline_and_lists_with_plain_tar() {
         "README.txt",
         "index.json",
         "index.csv",
+        "index.json.p7s",
         "certificates/sealing.pem",
     ] {
         assert!(files.contains(&name), "{name} not in {files:#?}");
@@ -251,6 +283,8 @@ async fn an_exported_period_verifies_offline_and_lists_with_plain_tar() {
     );
     assert_eq!(report["summary"]["messages"], 4);
     assert_eq!(report["summary"]["objects"], 22);
+
+    readme_verifies_the_index(&dir, &bundle);
 
     let listed = run_tar(&["-xOf", &bundle.display().to_string(), "index.json"]);
     let index: serde_json::Value = serde_json::from_str(&listed).expect("index JSON");
@@ -391,6 +425,51 @@ async fn a_truncated_tail_is_detected_against_the_index() {
             )],
         ],
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bundle cut after segment 1-2, its messages at seq 3 and 4 removed and index.json
+/// rewritten to match (messages, segments, ledger_head): consistent on its own, so only
+/// the index's signature names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_truncated_tail_with_its_index_rewritten_fails_the_index_signature() {
+    let (app, _) = archive().await;
+    let cut = [message_at(&app, 3).await, message_at(&app, 4).await];
+    let dir = scratch();
+    let bundle = export(&app, &dir);
+    let all = assert_tampering_named(
+        &dir,
+        &bundle,
+        move |root| {
+            std::fs::remove_dir_all(segment_dir(root, 3, 4)).expect("remove segment");
+            let path = root.join("index.json");
+            let mut index: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("JSON");
+            let messages = index["messages"].as_array_mut().expect("messages");
+            for message in messages
+                .iter()
+                .filter(|m| cut.iter().any(|c| m["message_id"] == c.to_string()))
+            {
+                for object in message["objects"].as_array().expect("objects") {
+                    let key = object["key"].as_str().expect("key");
+                    std::fs::remove_file(root.join(key)).expect("remove object");
+                }
+            }
+            messages.retain(|m| !cut.iter().any(|c| m["message_id"] == c.to_string()));
+            assert_eq!(messages.len(), 2);
+            let segments = index["segments"].as_array_mut().expect("segments");
+            segments.retain(|s| s["last_seq"] == 2);
+            let first = segments[0].clone();
+            index["ledger_head"] = first;
+            let mut json = serde_json::to_vec_pretty(&index).expect("JSON");
+            json.push(b'\n');
+            std::fs::write(&path, json).expect("write");
+        },
+        &[&["index.json.p7s: the signature over index.json does not verify"]],
+    );
+    // Nothing else gives the cut away: without the signature it would pass.
+    let discrepancies = all.lines().filter(|l| l.contains("DISCREPANCY")).count();
+    assert_eq!(discrepancies, 1, "{all}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

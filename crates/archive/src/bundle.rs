@@ -10,9 +10,10 @@
 //!
 //! A truncated bundle (its last segments and messages cut off) is detected against
 //! index.json, which names the last segment exported and its signed head, and against
-//! each evidence.json, whose ledger position must lie in a segment of the bundle; a
-//! bundle cut and its index rewritten to match is detected only against a signed head
-//! the auditor holds apart from it (README.txt asks them to note it).
+//! each evidence.json, whose ledger position must lie in a segment of the bundle. The
+//! index is signed with the sealing key (index.json.p7s), so a bundle cut and its index
+//! rewritten to match fails that signature; rewriting both takes the sealing key itself,
+//! which only a signed head the auditor holds apart from the bundle can expose.
 
 mod chain;
 mod copy;
@@ -21,6 +22,7 @@ mod index;
 mod message;
 mod read;
 mod readme;
+mod signature;
 mod verify;
 mod write;
 
@@ -38,6 +40,8 @@ pub use write::{BundleWriter, Streamed};
 pub mod paths {
     pub const README: &str = "README.txt";
     pub const INDEX_JSON: &str = "index.json";
+    /// The sealing key's detached CMS signature (DER) over index.json's exact bytes.
+    pub const INDEX_SIGNATURE: &str = "index.json.p7s";
     pub const INDEX_CSV: &str = "index.csv";
     pub const SEALING_CERTIFICATE: &str = "certificates/sealing.pem";
     pub const HUB_CERTIFICATES: &str = "certificates/hub/";
@@ -56,6 +60,9 @@ pub enum BundleError {
     Ledger(#[from] edihub_ledger::LedgerError),
     #[error("index.json: {0}")]
     Index(#[source] serde_json::Error),
+    /// The sealing identity could not sign index.json (or give its certificate).
+    #[error("the sealing key: {0}")]
+    Seal(#[source] edihub_as2::As2Error),
     #[error("the bundle has no index.json: is it an edihub audit bundle?")]
     NoIndex,
     /// The object could not be read to its end after its tar header was written.

@@ -7,6 +7,7 @@ use super::index::{
     BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
 };
 use super::readme::readme;
+use super::signature::sign_index;
 use super::write::BundleWriter;
 use super::{BundleError, paths};
 use crate::ArchiveStore;
@@ -14,6 +15,7 @@ use crate::evidence::{EvidenceDocument, certificate_pem};
 use crate::verify::chain::relevant;
 use crate::verify::sources::{ObjectRow, objects_of};
 use chrono::{DateTime, Utc};
+use edihub_as2::{As2Error, Identity};
 use edihub_journal::sha256_hex;
 use edihub_ledger::{SegmentRow, StoredObject};
 use serde::Serialize;
@@ -23,12 +25,15 @@ use std::io::Write;
 use std::ops::Range;
 use uuid::Uuid;
 
-/// What to export, and the certificates that go with it (DER).
+/// What to export, and the certificates that go with it.
 #[derive(Debug, Clone)]
 pub struct ExportRequest<'a> {
     pub period: Range<DateTime<Utc>>,
     pub partner: Option<&'a str>,
-    pub sealing_certificate: &'a [u8],
+    /// The ledger's sealing identity: its certificate goes into the bundle and its key
+    /// signs index.json.
+    pub sealing: &'a Identity,
+    /// The hub's AS2 certificates, DER.
     pub hub_certificates: &'a [Vec<u8>],
     pub exported_at: DateTime<Utc>,
 }
@@ -105,7 +110,7 @@ pub async fn export_bundle<W: Write>(
         ledger_head: all_segments.last().map(index_segment),
         certificates,
     };
-    write_index(&index, &mut writer)?;
+    write_index(&index, request, &mut writer)?;
     summary.messages = index.messages.len() as u64;
     summary.message_ids = index.messages.iter().map(|m| m.message_id).collect();
     summary.segments = index.segments.len() as u64;
@@ -297,9 +302,14 @@ fn export_certificates<W: Write>(
         sealing: paths::SEALING_CERTIFICATE.to_owned(),
         ..IndexCertificates::default()
     };
+    let sealing = request
+        .sealing
+        .certificate
+        .to_der()
+        .map_err(|e| BundleError::Seal(As2Error::Crypto(format!("certificate: {e}"))))?;
     writer.append(
         paths::SEALING_CERTIFICATE,
-        certificate_pem(request.sealing_certificate).as_bytes(),
+        certificate_pem(&sealing).as_bytes(),
     )?;
     for der in request.hub_certificates {
         let path = format!("{}{}.pem", paths::HUB_CERTIFICATES, sha256_hex(der));
@@ -314,13 +324,18 @@ fn export_certificates<W: Write>(
     Ok(certificates)
 }
 
+/// index.json with its signature over exactly the bytes written, then index.csv and the
+/// README.
 fn write_index<W: Write>(
     index: &BundleIndex,
+    request: &ExportRequest<'_>,
     writer: &mut BundleWriter<W>,
 ) -> Result<(), BundleError> {
     let mut json = serde_json::to_vec_pretty(index).map_err(BundleError::Index)?;
     json.push(b'\n');
+    let signature = sign_index(request.sealing, &json, request.exported_at.timestamp())?;
     writer.append(paths::INDEX_JSON, &json)?;
+    writer.append(paths::INDEX_SIGNATURE, &signature)?;
     writer.append(paths::INDEX_CSV, super::index::index_csv(index).as_bytes())?;
     writer.append(paths::README, readme(index).as_bytes())?;
     Ok(())

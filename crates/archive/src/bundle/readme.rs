@@ -63,6 +63,7 @@ Paths are the keys of the hub's Object Lock bucket.
   certificates/hub/                  the hub's AS2 certificates (signed MDNs)
   certificates/partners/             each partner certificate that signed
   index.json, index.csv              every message and object, and the ledger run
+  index.json.p7s                     the hub's sealing signature over index.json
 
 ";
 
@@ -84,6 +85,12 @@ certificates/sealing.pem) and s=ledger/segments/<first>-<last> for each segment.
      openssl cms -verify -binary -inform DER -in $s/segment.p7s -content $s/segment.json \\
        -nointern -certfile seal.pem -noverify -out /dev/null
      openssl ts -verify -data $s/segment.json -in $s/segment.tsr -CAfile tsa.pem
+
+   index.json, which names the last segment exported and its head, was signed with
+   the same key: a bundle cut short and its index rewritten to match fails here.
+
+     openssl cms -verify -binary -inform DER -in index.json.p7s -content index.json \\
+       -nointern -certfile seal.pem -noverify -out /dev/null
 
 3. entries.jsonl is what segment.json signed: its SHA-256 is \"entries_sha256\", and
    hash(n) = SHA-256(hash(n-1) || line n), from the segment's \"prev_head\" (32 zero

@@ -117,5 +117,9 @@ fn the_index_round_trips_and_the_readme_names_the_last_head() {
     let text = readme(&index);
     assert!(text.contains(&"cd".repeat(32)), "{text}");
     assert!(text.contains("openssl cms -verify"), "{text}");
+    assert!(
+        text.contains("-in index.json.p7s -content index.json"),
+        "{text}"
+    );
     assert!(text.contains("sha256sum"), "{text}");
 }

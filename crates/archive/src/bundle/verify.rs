@@ -7,6 +7,7 @@ use super::index::BundleIndex;
 use super::message::check_message;
 use super::paths;
 use super::read::Bundle;
+use super::signature::check_index_signature;
 use crate::verify::{PeriodSummary, Verdict};
 use edihub_as2::Certificate;
 use edihub_journal::sha256_hex;
@@ -52,12 +53,10 @@ pub fn verify_bundle(
     progress: &dyn Fn(u64, u64),
 ) -> Result<BundleReport, BundleError> {
     let bundle = Bundle::open(path)?;
-    let index: BundleIndex = serde_json::from_slice(
-        &bundle
-            .read(paths::INDEX_JSON)?
-            .ok_or(BundleError::NoIndex)?,
-    )
-    .map_err(BundleError::Index)?;
+    let index_json = bundle
+        .read(paths::INDEX_JSON)?
+        .ok_or(BundleError::NoIndex)?;
+    let index: BundleIndex = serde_json::from_slice(&index_json).map_err(BundleError::Index)?;
     let mut discrepancies: Vec<String> = bundle
         .duplicates()
         .iter()
@@ -66,6 +65,8 @@ pub fn verify_bundle(
     let mut notes = Vec::new();
     let (sealing, sealing_anchor, from_bundle) =
         sealing_anchor(&bundle, anchors, &mut discrepancies, &mut notes)?;
+    // First among the chain's findings: the truncation check below trusts the index.
+    discrepancies.extend(check_index_signature(&bundle, &index_json, &sealing)?);
     let chain = check_segments(
         &bundle,
         &index,

@@ -3,7 +3,7 @@
 //! standard tools (its README.txt). Logged in the access log.
 
 use super::access::{auditor, logged};
-use super::inputs::{certificate_der, hub_certificates, parse_bound};
+use super::inputs::{hub_certificates, parse_bound, sealing_identity};
 use super::progress::Progress;
 use crate::Settings;
 use anyhow::{Context, bail};
@@ -41,12 +41,11 @@ pub async fn audit_export(settings: &Settings, args: ExportArgs) -> anyhow::Resu
     if to <= from {
         bail!("--to must be after --from");
     }
-    let sealing = settings
-        .archive
-        .seal_certificate
-        .as_ref()
-        .context("[archive] seal_certificate is not set: the bundle carries it")?;
-    let sealing = certificate_der(sealing)?;
+    // Before anything is read or logged: a bundle without its signed index is no export.
+    let sealing = sealing_identity(settings).context(
+        "the export signs index.json with the ledger's sealing key: set [archive] \
+         seal_certificate and seal_private_key (and seal_key_passphrase for an encrypted key)",
+    )?;
     let pool = edihub_db::pool(&settings.database)?;
     let store = ArchiveStore::new(&settings.s3);
     let hub = hub_certificates(settings, &pool)
@@ -57,7 +56,7 @@ pub async fn audit_export(settings: &Settings, args: ExportArgs) -> anyhow::Resu
     let request = ExportRequest {
         period: from..to,
         partner: args.partner.as_deref(),
-        sealing_certificate: &sealing,
+        sealing: &sealing,
         hub_certificates: &hub,
         exported_at: Utc::now(),
     };

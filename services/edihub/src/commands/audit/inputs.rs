@@ -1,4 +1,5 @@
-//! What the audit commands read besides the archive: certificates and dates.
+//! What the audit commands read besides the archive: certificates, the sealing key and
+//! dates.
 
 use crate::Settings;
 use anyhow::{Context, bail};
@@ -46,6 +47,31 @@ pub(super) fn certificate_der(path: &Path) -> anyhow::Result<Vec<u8>> {
         );
     };
     Ok(certificate.to_der()?)
+}
+
+/// The ledger's sealing identity, from `[archive] seal_certificate`, `seal_private_key`
+/// and `seal_key_passphrase`.
+pub(super) fn sealing_identity(settings: &Settings) -> anyhow::Result<edihub_as2::Identity> {
+    let archive = &settings.archive;
+    let certificate = archive
+        .seal_certificate
+        .as_ref()
+        .context("[archive] seal_certificate is not set")?;
+    let key = archive
+        .seal_private_key
+        .as_ref()
+        .context("[archive] seal_private_key is not set")?;
+    let read =
+        |path: &Path| std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+    edihub_as2::Identity::from_pem_with_passphrase(
+        &read(certificate)?,
+        &read(key)?,
+        archive
+            .seal_key_passphrase
+            .as_ref()
+            .map(|p| p.expose().as_bytes()),
+    )
+    .context("the sealing key")
 }
 
 /// A period bound: RFC 3339, or a `YYYY-MM-DD` day (UTC). An end day is included: it

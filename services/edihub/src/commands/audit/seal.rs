@@ -1,6 +1,7 @@
 //! `edihub audit seal`: seal the stored entries that wait, now, with the `[archive]`
 //! sealing key (the archive consumers do it on their own schedule).
 
+use super::inputs::sealing_identity;
 use crate::Settings;
 use anyhow::Context;
 use chrono::Utc;
@@ -10,26 +11,7 @@ use std::time::Duration;
 
 pub async fn audit_seal(settings: &Settings, json: bool) -> anyhow::Result<()> {
     let archive = &settings.archive;
-    let certificate = archive
-        .seal_certificate
-        .as_ref()
-        .context("[archive] seal_certificate is not set")?;
-    let key = archive
-        .seal_private_key
-        .as_ref()
-        .context("[archive] seal_private_key is not set")?;
-    let read = |path: &std::path::Path| {
-        std::fs::read(path).with_context(|| format!("reading {}", path.display()))
-    };
-    let identity = edihub_as2::Identity::from_pem_with_passphrase(
-        &read(certificate)?,
-        &read(key)?,
-        archive
-            .seal_key_passphrase
-            .as_ref()
-            .map(|p| p.expose().as_bytes()),
-    )
-    .context("the sealing key")?;
+    let identity = sealing_identity(settings)?;
     let timestamp_url = archive
         .timestamp_url
         .as_deref()
