@@ -9,7 +9,7 @@ use std::io::Write;
 /// A tar archive being written; entries are regular files, read-only, owned by nobody
 /// in particular, all dated when the bundle was made.
 pub struct BundleWriter<W: Write> {
-    tar: tar::Builder<W>,
+    tar: tar::Builder<Counting<W>>,
     mtime: u64,
     entries: u64,
     bytes: u64,
@@ -26,7 +26,7 @@ pub struct Streamed {
 impl<W: Write> BundleWriter<W> {
     pub fn new(out: W, made_at_unix: i64) -> Self {
         BundleWriter {
-            tar: tar::Builder::new(out),
+            tar: tar::Builder::new(Counting { out, written: 0 }),
             mtime: u64::try_from(made_at_unix).unwrap_or_default(),
             entries: 0,
             bytes: 0,
@@ -103,9 +103,15 @@ impl<W: Write> BundleWriter<W> {
         (self.entries, self.bytes)
     }
 
-    /// Writes the end-of-archive blocks and returns the output.
+    /// Writes the end-of-archive blocks, pads the file to a whole 10240-byte record as
+    /// tar(1) does (GNU `tar --delete` misreads a file that ends mid-record), and returns
+    /// the output.
     pub fn finish(self) -> std::io::Result<W> {
-        self.tar.into_inner()
+        const RECORD: u64 = 20 * 512;
+        let mut counted = self.tar.into_inner()?;
+        let padding = (RECORD - counted.written % RECORD) % RECORD;
+        counted.write_all(&vec![0; padding as usize])?;
+        Ok(counted.out)
     }
 
     fn header(&self, size: u64) -> tar::Header {
@@ -115,6 +121,24 @@ impl<W: Write> BundleWriter<W> {
         header.set_mode(0o444);
         header.set_mtime(self.mtime);
         header
+    }
+}
+
+/// The output, and how many bytes went to it.
+struct Counting<W> {
+    out: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(bytes)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 

@@ -58,6 +58,8 @@ async fn streamed_chunks_are_the_entry_and_a_long_path_is_kept() {
             ("index.json".to_owned(), b"{}\n".to_vec()),
         ]
     );
+    // Whole 10240-byte records, as tar(1) writes them.
+    assert_eq!(tar.len() % 10240, 0, "{} bytes", tar.len());
 }
 
 #[tokio::test]
