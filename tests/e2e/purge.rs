@@ -22,7 +22,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     .expect("age rows");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
 
-    let dry = purge_sent(&app.pool, &app.store, cutoff, 2, true)
+    let dry = purge_sent(&app.pool, &app.store, cutoff, 2, true, &|_, _| {})
         .await
         .expect("dry run");
     assert_eq!(dry.rows_exported, 3);
@@ -32,7 +32,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
         "a dry run deletes nothing"
     );
 
-    let report = purge_sent(&app.pool, &app.store, cutoff, 2, false)
+    let report = purge_sent(&app.pool, &app.store, cutoff, 2, false, &|_, _| {})
         .await
         .expect("purge");
     assert_eq!(
@@ -89,7 +89,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     assert_eq!(exported, 3);
 
     // Running again exports nothing twice.
-    let again = purge_sent(&app.pool, &app.store, cutoff, 2, false)
+    let again = purge_sent(&app.pool, &app.store, cutoff, 2, false, &|_, _| {})
         .await
         .expect("again");
     assert_eq!((again.chunks, again.rows_exported), (0, 0));
@@ -133,7 +133,7 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
     .expect("set up");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
     assert!(
-        purge_sent(&app.pool, &app.store, cutoff, 10, false)
+        purge_sent(&app.pool, &app.store, cutoff, 10, false, &|_, _| {})
             .await
             .is_err()
     );
@@ -147,7 +147,7 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
         .execute(&app.pool)
         .await
         .expect("drop trigger");
-    let report = purge_sent(&app.pool, &app.store, cutoff, 10, false)
+    let report = purge_sent(&app.pool, &app.store, cutoff, 10, false, &|_, _| {})
         .await
         .expect("rerun");
     assert_eq!(

@@ -1,7 +1,7 @@
 //! The CLI's commands, one file each (the dead-letter, partner and EDIFACT tools have
 //! their own modules beside this one).
 
-mod audit;
+pub(crate) mod audit;
 mod message;
 mod send;
 mod setup;

@@ -1,6 +1,7 @@
 //! `edihub outbox failed|requeue|replay|purge`: the dead-letter tools and housekeeping.
 
 use crate::Settings;
+use crate::commands::audit::progress::Progress;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
@@ -99,14 +100,18 @@ pub async fn run(settings: &Settings, command: OutboxCommand) -> anyhow::Result<
             dry_run,
         } => {
             let store = edihub_archive::ArchiveStore::new(&settings.s3);
+            let progress = Progress::counting("rows");
             let report = edihub_outbox::purge::purge_sent(
                 &pool,
                 &store,
                 cutoff(older_than_days),
                 chunk,
                 dry_run,
+                &|done, total| progress.update(done, total),
             )
-            .await?;
+            .await;
+            progress.finish();
+            let report = report?;
             if dry_run {
                 eprintln!(
                     "outbox purge: {} row(s) would be exported and deleted",

@@ -1,4 +1,4 @@
-//! The progress bar of `audit verify`: on stderr, and only when stderr is a terminal, so
+//! The progress bar of the long commands (`audit verify|export`, `outbox purge`): on stderr, and only when stderr is a terminal, so
 //! that piped and `--json` output stay clean.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -7,12 +7,20 @@ use std::io::IsTerminal;
 pub(crate) struct Progress(Option<ProgressBar>);
 
 impl Progress {
+    /// Counting messages.
     pub(crate) fn on_terminal() -> Progress {
+        Progress::counting("messages")
+    }
+
+    /// Counting `unit`s ("rows").
+    pub(crate) fn counting(unit: &str) -> Progress {
         if !std::io::stderr().is_terminal() {
             return Progress(None);
         }
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} messages {eta}") {
+        if let Ok(style) =
+            ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} {{eta}}"))
+        {
             bar.set_style(style);
         }
         Progress(Some(bar))
