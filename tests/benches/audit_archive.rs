@@ -34,6 +34,8 @@ mod child;
 mod commands;
 #[path = "audit_archive/rates.rs"]
 mod rates;
+#[path = "audit_archive/s3_reference.rs"]
+mod s3_reference;
 
 use child::Measured;
 use chrono::Utc;
@@ -93,6 +95,9 @@ async fn main() {
 
     let config = hub.settings_file("edihub", 1);
     let seal = commands::seal(&config, &dir);
+    let shape = s3_reference::shape(&hub.pool, started).await;
+    let store = edihub_archive::ArchiveStore::new(&hub.s3);
+    let s3 = s3_reference::measure(&store, &shape, 2_000).await;
     let full = dir.join("all.tar");
     let tenth = dir.join("tenth.tar");
     let period_end = Utc::now() + chrono::Duration::minutes(1);
@@ -110,6 +115,14 @@ async fn main() {
         ingest.as_secs_f64()
     );
     print_archive(&rates, ingest);
+    println!(
+        "    S3 server alone (reference)  {:>8.1} messages/s at most: {:.0} locked PUTs/s, {} at once, {:.1} objects of {:.1} kB per message",
+        s3.puts / shape.objects_per_message,
+        s3.puts,
+        s3.put_concurrency,
+        shape.objects_per_message,
+        shape.mean_size as f64 / 1e3
+    );
     print_cpu(&spent, messages);
     println!(
         "  audit seal (the rest)         {:.2} s ({})",
@@ -121,6 +134,11 @@ async fn main() {
         "Bundle: {} ({:.1} MB)",
         full.display(),
         bundle_bytes as f64 / 1e6
+    );
+    println!(
+        "  S3 server alone (reference)    {:>6.1} messages/s at most: {:.0} GETs/s one after the other",
+        s3.gets / shape.objects_per_message,
+        s3.gets
     );
     print_command("export, all", &exported.0, exported.1, bundle_bytes);
     let tenth_bytes = std::fs::metadata(&tenth).map_or(0, |m| m.len());

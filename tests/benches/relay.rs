@@ -4,7 +4,12 @@
 //!     bash deploy/stack.sh up && cargo bench -p edihub-tests --bench relay
 //!
 //! Sizes: RELAY_BENCH_EVENTS (default 100000), RELAY_BENCH_RATE (5000/s) and
-//! RELAY_BENCH_SECONDS (10) for the latency phase.
+//! RELAY_BENCH_SECONDS (10) for the latency phase. Last, `outbox purge` beside the
+//! relay (relay/purge.rs): draining RELAY_BENCH_EVENTS, then at RELAY_BENCH_PURGE_RATE
+//! (10000/s) for 10 s.
+
+#[path = "relay/purge.rs"]
+mod purge;
 
 use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
@@ -344,5 +349,6 @@ async fn main() {
         percentile(&publish, 0.50),
         percentile(&publish, 0.99),
     );
+    purge::purge_beside_relay(&app, &settings, events).await;
     app.drop_database().await;
 }

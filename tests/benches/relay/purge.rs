@@ -1,0 +1,244 @@
+//! Cleanup beside the relay: does `outbox purge` (export to the locked bucket, then
+//! delete) keep up with what the relay publishes, and what does it cost the relay?
+//!
+//! Two loads, each run alone and with a purge of as many old SENT rows beside it, in
+//! turn (alone, with, alone, with): the relay draining a backlog flat out (the worst
+//! case on a small machine: both want every core), and the relay at a steady rate,
+//! where what a purge may cost is latency (created -> sent, from the rows' own
+//! timestamps). The inbox purge is timed alone after.
+
+use edihub_config::RelaySettings;
+use edihub_kafka::KafkaPublisher;
+use edihub_outbox::Relay;
+use edihub_tests::TestApp;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// Old SENT rows, as a purge finds them: created and sent two days ago. Written before
+/// the run's new rows, so that they come first in `seq` order, as old rows do.
+async fn fill_sent(pool: &sqlx::PgPool, topic: &str, rows: usize) {
+    sqlx::query(
+        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload,
+                             headers, status, created_at, sent_at, attempts)
+         SELECT gen_random_uuid(), 'EdiMessage', 'old-' || (g / 2), 'EdiMessageReceived', $1,
+                $2, '{}', 'SENT', now() - interval '2 days', now() - interval '2 days', 1
+         FROM generate_series(0, $3 - 1) AS g",
+    )
+    .bind(topic)
+    .bind(crate::sample_payload(0))
+    .bind(rows as i64)
+    .execute(pool)
+    .await
+    .expect("fill SENT rows");
+}
+
+/// Empties the outbox between runs: a purge scans in `seq` order, and the SENT rows an
+/// earlier run published (recent, so not purged) would lie across its path.
+async fn empty_outbox(pool: &sqlx::PgPool) {
+    sqlx::query("DELETE FROM outbox")
+        .execute(pool)
+        .await
+        .expect("empty the outbox");
+    sqlx::query("VACUUM outbox")
+        .execute(pool)
+        .await
+        .expect("vacuum the outbox");
+}
+
+/// One purge over `rows` old rows: rows/s and how long it took.
+async fn purge(app: &TestApp, rows: usize) -> (f64, Duration) {
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(1);
+    let start = Instant::now();
+    let report =
+        edihub_outbox::purge::purge_sent(&app.pool, &app.store, cutoff, 10_000, false, &|_, _| {})
+            .await
+            .expect("purge");
+    let took = start.elapsed();
+    assert_eq!(report.rows_deleted, rows, "every old row purged");
+    (rows as f64 / took.as_secs_f64(), took)
+}
+
+fn print_purge(purged: Option<(f64, Duration)>) -> String {
+    purged.map_or(String::new(), |(rate, took)| {
+        format!("   purge {rate:>8.0} rows/s ({:.2} s)", took.as_secs_f64())
+    })
+}
+
+/// The relay draining `events` fresh rows flat out, with a purge of as many old ones
+/// beside it when `with_purge`.
+async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, with_purge: bool) {
+    let topic = &app.kafka.topics.inbound_received;
+    empty_outbox(&app.pool).await;
+    if with_purge {
+        fill_sent(&app.pool, topic, events).await;
+    }
+    crate::fill_outbox(&app.pool, topic, events).await;
+    let start = Instant::now();
+    let drained = async {
+        let report = relay.drain().await.expect("drain");
+        assert_eq!(report.sent, events, "every row published");
+        start.elapsed()
+    };
+    let (took, purged) = if with_purge {
+        let (took, purged) = tokio::join!(drained, purge(app, events));
+        (took, Some(purged))
+    } else {
+        (drained.await, None)
+    };
+    println!(
+        "  drain, {:<13} {:>8.0} events/s ({:.2} s){}",
+        if with_purge { "with purge:" } else { "alone:" },
+        events as f64 / took.as_secs_f64(),
+        took.as_secs_f64(),
+        print_purge(purged)
+    );
+}
+
+/// Writes `rate` events/s for `seconds` (100 transactions a second) tagged `tag`.
+async fn write_steadily(pool: &sqlx::PgPool, topic: &str, tag: &str, rate: usize, seconds: usize) {
+    let per_tick = (rate / 100).max(1);
+    let total = rate * seconds;
+    let mut tick = tokio::time::interval(Duration::from_millis(10));
+    let mut written = 0;
+    while written < total {
+        tick.tick().await;
+        sqlx::query(
+            "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload)
+             SELECT gen_random_uuid(), 'EdiMessage', $4 || g, 'Steady', $1, $5
+             FROM generate_series($2::bigint, $3::bigint) AS g",
+        )
+        .bind(topic)
+        .bind(written as i64)
+        .bind((written + per_tick - 1) as i64)
+        .bind(format!("{tag}-"))
+        .bind(crate::sample_payload(written))
+        .execute(pool)
+        .await
+        .expect("steady write");
+        written += per_tick;
+    }
+}
+
+/// Waits until every row tagged `tag` is SENT; returns created -> sent p50 and p99 (ms).
+async fn sent_latency(pool: &sqlx::PgPool, tag: &str) -> (f64, f64) {
+    let pattern = format!("{tag}-%");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let pending: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM outbox WHERE aggregate_id LIKE $1 AND status <> 'SENT'",
+        )
+        .bind(&pattern)
+        .fetch_one(pool)
+        .await
+        .expect("pending count");
+        if pending == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{pending} rows of {tag} not sent after 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    sqlx::query_as(
+        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)::float8) * 1e3,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)::float8) * 1e3
+           FROM outbox WHERE aggregate_id LIKE $1",
+    )
+    .bind(&pattern)
+    .fetch_one(pool)
+    .await
+    .expect("latency")
+}
+
+/// The relay (running, woken by NOTIFY) at `rate` events/s for `seconds`, with a purge
+/// of as many old rows started at the same time when `with_purge`; the line to print.
+async fn steady(app: &TestApp, load: (usize, usize), run: usize, with_purge: bool) -> String {
+    let (rate, seconds) = load;
+    let topic = &app.kafka.topics.acknowledgement_issued;
+    let rows = rate * seconds;
+    empty_outbox(&app.pool).await;
+    if with_purge {
+        fill_sent(&app.pool, topic, rows).await;
+    }
+    let tag = format!("steady-{run}");
+    let writing = write_steadily(&app.pool, topic, &tag, rate, seconds);
+    let purged = if with_purge {
+        let ((), purged) = tokio::join!(writing, purge(app, rows));
+        Some(purged)
+    } else {
+        writing.await;
+        None
+    };
+    let (p50, p99) = sent_latency(&app.pool, &tag).await;
+    format!(
+        "  {rate} events/s, {:<13} created -> sent p50 {p50:>5.1} ms, p99 {p99:>5.1} ms{}",
+        if with_purge { "with purge:" } else { "alone:" },
+        print_purge(purged)
+    )
+}
+
+/// Runs the phase: both loads alone and with a purge, in turn; then the purges alone.
+pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events: usize) {
+    println!(
+        "purge beside the relay (each purge exports and deletes as many old SENT rows as the relay publishes):"
+    );
+    let relay = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        settings.clone(),
+    );
+    for with_purge in [false, true, false, true] {
+        drain(app, &relay, events, with_purge).await;
+    }
+    let shutdown = CancellationToken::new();
+    let running = {
+        let relay = Relay::new(
+            app.pool.clone(),
+            KafkaPublisher::new(&app.kafka).expect("producer"),
+            settings.clone(),
+        );
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move { relay.run(shutdown).await.expect("relay run") })
+    };
+    // The first publish of a new producer waits for its producer id: not measured.
+    steady(app, (100, 1), 0, false).await;
+    let rate = crate::env_usize("RELAY_BENCH_PURGE_RATE", 10_000);
+    for (run, with_purge) in [false, true, false, true].into_iter().enumerate() {
+        println!("{}", steady(app, (rate, 10), run + 1, with_purge).await);
+    }
+    shutdown.cancel();
+    running.await.expect("relay task");
+
+    empty_outbox(&app.pool).await;
+    fill_sent(&app.pool, &app.kafka.topics.inbound_received, events).await;
+    let (rate, took) = purge(app, events).await;
+    println!(
+        "  outbox purge alone:   {rate:>8.0} rows/s ({events} rows in {:.2} s)",
+        took.as_secs_f64()
+    );
+    inbox_purge(app, events).await;
+}
+
+async fn inbox_purge(app: &TestApp, rows: usize) {
+    sqlx::query(
+        "INSERT INTO inbox (consumer, event_id, event_type, received_at)
+         SELECT 'bench', gen_random_uuid(), 'EdiMessageReceived', now() - interval '30 days'
+         FROM generate_series(1, $1)",
+    )
+    .bind(rows as i64)
+    .execute(&app.pool)
+    .await
+    .expect("fill inbox");
+    let start = Instant::now();
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(7);
+    let deleted = edihub_inbox::purge(&app.pool, cutoff, 10_000)
+        .await
+        .expect("inbox purge");
+    assert_eq!(deleted as usize, rows, "every old inbox row purged");
+    println!(
+        "  inbox purge alone:    {:>8.0} rows/s ({rows} rows in {:.2} s)",
+        rows as f64 / start.elapsed().as_secs_f64(),
+        start.elapsed().as_secs_f64()
+    );
+}
