@@ -116,14 +116,7 @@ fn assert_tampering_named(
     tamper: impl FnOnce(&Path),
     expected: &[&[&str]],
 ) -> String {
-    let unpacked = dir.join(format!("unpacked-{}", Uuid::new_v4()));
-    std::fs::create_dir_all(&unpacked).expect("dir");
-    run_tar(&[
-        "-xf",
-        &bundle.display().to_string(),
-        "-C",
-        &unpacked.display().to_string(),
-    ]);
+    let unpacked = unpack(bundle, &dir.join(format!("unpacked-{}", Uuid::new_v4())));
     tamper(&unpacked);
     let forged = dir.join(format!("forged-{}.tar", Uuid::new_v4()));
     run_tar(&[
@@ -145,6 +138,18 @@ fn assert_tampering_named(
         );
     }
     all
+}
+
+/// `bundle` extracted with plain tar into `into` (created); returns `into`.
+fn unpack(bundle: &Path, into: &Path) -> PathBuf {
+    std::fs::create_dir_all(into).expect("dir");
+    run_tar(&[
+        "-xf",
+        &bundle.display().to_string(),
+        "-C",
+        &into.display().to_string(),
+    ]);
+    into.to_path_buf()
 }
 
 fn run_tar(args: &[&str]) -> String {
@@ -192,14 +197,7 @@ fn edit_lines(path: &Path, edit: impl FnOnce(&mut Vec<String>)) {
 /// README.txt's command for the index, run as written on the unpacked bundle with the
 /// sealing certificate, prints "Verification successful".
 fn readme_verifies_the_index(dir: &Path, bundle: &Path) {
-    let unpacked = dir.join("readme");
-    std::fs::create_dir_all(&unpacked).expect("dir");
-    run_tar(&[
-        "-xf",
-        &bundle.display().to_string(),
-        "-C",
-        &unpacked.display().to_string(),
-    ]);
+    let unpacked = unpack(bundle, &dir.join("readme"));
     let readme = std::fs::read_to_string(unpacked.join("README.txt")).expect("README");
     let command = "openssl cms -verify -binary -inform DER -in index.json.p7s -content index.json \\\n       -nointern -certfile seal.pem -noverify -out /dev/null";
     assert!(readme.contains(command), "{readme}");

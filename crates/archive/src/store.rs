@@ -166,21 +166,30 @@ impl ArchiveStore {
     }
 
     pub async fn get(&self, key: &str, version_id: Option<&str>) -> Result<Vec<u8>, StoreError> {
-        let output = self
-            .client
+        let bytes = self
+            .get_object(key, version_id)
+            .await?
+            .body
+            .collect()
+            .await
+            .map_err(|e| s3_error("GetObject body", e))?;
+        Ok(bytes.into_bytes().to_vec())
+    }
+
+    /// GetObject of one version (the latest when `version_id` is `None`).
+    async fn get_object(
+        &self,
+        key: &str,
+        version_id: Option<&str>,
+    ) -> Result<aws_sdk_s3::operation::get_object::GetObjectOutput, StoreError> {
+        self.client
             .get_object()
             .bucket(&self.bucket)
             .key(key)
             .set_version_id(version_id.map(str::to_owned))
             .send()
             .await
-            .map_err(|e| s3_error("GetObject", e))?;
-        let bytes = output
-            .body
-            .collect()
-            .await
-            .map_err(|e| s3_error("GetObject body", e))?;
-        Ok(bytes.into_bytes().to_vec())
+            .map_err(|e| s3_error("GetObject", e))
     }
 
     /// The retention mode and date S3 holds for the object version, read from

@@ -33,15 +33,7 @@ impl ArchiveStore {
         key: &str,
         version_id: Option<&str>,
     ) -> Result<ObjectStream, StoreError> {
-        let output = self
-            .client
-            .get_object()
-            .bucket(&self.bucket)
-            .key(key)
-            .set_version_id(version_id.map(str::to_owned))
-            .send()
-            .await
-            .map_err(|e| s3_error("GetObject", e))?;
+        let output = self.get_object(key, version_id).await?;
         let size = output
             .content_length()
             .and_then(|length| u64::try_from(length).ok())
