@@ -27,6 +27,13 @@ pub enum Outcome {
     Failed,
 }
 
+/// The column's word; anything else is an access that has not finished.
+impl From<String> for Outcome {
+    fn from(text: String) -> Outcome {
+        Outcome::parse(&text)
+    }
+}
+
 impl Outcome {
     fn as_str(&self) -> &'static str {
         match self {
@@ -164,7 +171,7 @@ pub struct AccessFilter {
 }
 
 /// One row of the log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
 pub struct Access {
     pub id: i64,
     pub at: DateTime<Utc>,
@@ -174,29 +181,17 @@ pub struct Access {
     pub message_ids: Vec<Uuid>,
     /// How many messages; `None` while the access has not finished.
     pub messages: Option<i32>,
+    #[sqlx(try_from = "String")]
     pub outcome: Outcome,
     pub result: Option<serde_json::Value>,
     pub finished_at: Option<DateTime<Utc>>,
 }
 
-type Row = (
-    i64,
-    DateTime<Utc>,
-    String,
-    String,
-    serde_json::Value,
-    Vec<Uuid>,
-    Option<i32>,
-    String,
-    Option<serde_json::Value>,
-    Option<DateTime<Utc>>,
-);
-
 /// The accesses `filter` selects, oldest first.
 pub async fn list(pool: &PgPool, filter: &AccessFilter) -> Result<Vec<Access>, AccessError> {
     // NULL parameters switch their criterion off, so the statement is fixed. The most
     // recent `limit` rows are taken, then shown oldest first.
-    let rows: Vec<Row> = sqlx::query_as(
+    Ok(sqlx::query_as(
         "SELECT * FROM (
              SELECT id, at, auditor, command, arguments, message_ids, messages, outcome,
                     result, finished_at
@@ -215,37 +210,7 @@ pub async fn list(pool: &PgPool, filter: &AccessFilter) -> Result<Vec<Access>, A
     .bind(&filter.command)
     .bind(filter.limit)
     .fetch_all(pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(
-            |(
-                id,
-                at,
-                auditor,
-                command,
-                arguments,
-                message_ids,
-                messages,
-                outcome,
-                result,
-                finished_at,
-            )| {
-                Access {
-                    id,
-                    at,
-                    auditor,
-                    command,
-                    arguments,
-                    message_ids,
-                    messages,
-                    outcome: Outcome::parse(&outcome),
-                    result,
-                    finished_at,
-                }
-            },
-        )
-        .collect())
+    .await?)
 }
 
 #[cfg(test)]

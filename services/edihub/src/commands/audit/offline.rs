@@ -3,8 +3,7 @@
 
 use super::inputs::certificate_der;
 use super::progress::Progress;
-use super::verify::VerifyArgs;
-use anyhow::bail;
+use super::verify::{VerifyArgs, conclude};
 use edihub_archive::bundle::{BundleReport, OfflineAnchors, verify_bundle};
 use std::path::Path;
 
@@ -25,19 +24,9 @@ pub(super) fn verify_offline(file: &Path, args: &VerifyArgs) -> anyhow::Result<(
     let report = verify_bundle(file, &anchors, &|done, total| progress.update(done, total));
     progress.finish();
     let report = report?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print_report(file, &report);
-    }
-    if !report.passed() {
-        bail!(
-            "{} discrepancies:\n  {}",
-            report.discrepancies.len(),
-            report.discrepancies.join("\n  ")
-        );
-    }
-    Ok(())
+    conclude(&report, &report.discrepancies, args.json, |report| {
+        print_report(file, report)
+    })
 }
 
 fn print_report(file: &Path, report: &BundleReport) {

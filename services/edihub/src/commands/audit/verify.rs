@@ -80,16 +80,27 @@ pub async fn audit_verify(settings: &Settings, args: VerifyArgs) -> anyhow::Resu
     .await;
     progress.finish();
     let report = report?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    conclude(&report, &report.discrepancies, args.json, print_period)
+}
+
+/// Prints `report` (as JSON, or as `print` renders it) and fails naming every
+/// discrepancy, so both verifications end alike.
+pub(super) fn conclude<R: serde::Serialize>(
+    report: &R,
+    discrepancies: &[String],
+    json: bool,
+    print: impl FnOnce(&R),
+) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(report)?);
     } else {
-        print_period(&report);
+        print(report);
     }
-    if !report.passed() {
+    if !discrepancies.is_empty() {
         bail!(
             "{} discrepancies:\n  {}",
-            report.discrepancies.len(),
-            report.discrepancies.join("\n  ")
+            discrepancies.len(),
+            discrepancies.join("\n  ")
         );
     }
     Ok(())
