@@ -40,13 +40,6 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// `openssl speed rsa2048`'s private-key operations per second on one core. `ia32cap`
 /// overrides `OPENSSL_ia32cap` (the CPU features OpenSSL may use) for that run; `None`
 /// keeps this process's environment, which is what the gateway in it runs with.
@@ -82,16 +75,16 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let messages = env_usize("AS2_BENCH_MESSAGES", 3000);
-    let concurrency = env_usize("AS2_BENCH_CONCURRENCY", 32);
+    let messages = edihub_tests::env_number("AS2_BENCH_MESSAGES", 3000_usize);
+    let concurrency = edihub_tests::env_number("AS2_BENCH_CONCURRENCY", 32_usize);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let secured = env_usize("AS2_BENCH_PLAIN", 0) == 0;
+    let secured = edihub_tests::env_number("AS2_BENCH_PLAIN", 0_usize) == 0;
 
     let configure = |gateway: &mut edihub_config::GatewaySettings| {
         with_keys(secured, secured)(gateway);
         gateway.max_concurrent_per_partner = concurrency;
-        gateway.journal_writers = env_usize("AS2_BENCH_JOURNAL_WRITERS", 2);
-        gateway.journal_batch = env_usize("AS2_BENCH_JOURNAL_BATCH", 64);
+        gateway.journal_writers = edihub_tests::env_number("AS2_BENCH_JOURNAL_WRITERS", 2_usize);
+        gateway.journal_batch = edihub_tests::env_number("AS2_BENCH_JOURNAL_BATCH", 64_usize);
     };
     let tls = TestTls::new();
     let app = spawn_app_with(configure).await;
@@ -160,7 +153,7 @@ async fn main() {
         concurrency,
         mdn_check_nanos: &mdn_check_nanos,
     };
-    let rounds = env_usize("AS2_BENCH_ROUNDS", 4).max(1);
+    let rounds = edihub_tests::env_number("AS2_BENCH_ROUNDS", 4_usize).max(1);
     let chunk = messages.div_ceil(rounds).max(1);
     let cpu_before = CpuSample::take(&app.pool).await;
     let mut plain_run = Run::default();

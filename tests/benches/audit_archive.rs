@@ -49,17 +49,10 @@ use wait::wait_until_done;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let messages = env_number("EDIHUB_BENCH_MESSAGES", 10_000_usize).max(10);
-    let concurrency = env_number("EDIHUB_BENCH_CONCURRENCY", 8_usize).max(1);
+    let messages = edihub_tests::env_number("EDIHUB_BENCH_MESSAGES", 10_000_usize).max(10);
+    let concurrency = edihub_tests::env_number("EDIHUB_BENCH_CONCURRENCY", 8_usize).max(1);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
 
     let hub = Hub::create(&SERVICES).await;

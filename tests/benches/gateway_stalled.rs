@@ -19,13 +19,6 @@ const MAX_CONNECTIONS: usize = 1024;
 const PER_PARTNER: usize = 16;
 const DECLARED_BODY: usize = 32 * 1024 * 1024;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// A free local port (bound, then released for the gateway to take).
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -184,8 +177,8 @@ async fn fresh_database_url() -> String {
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    let count = env_usize("AS2_STALLED_CONNECTIONS", 200);
-    let sent = env_usize("AS2_STALLED_SENT_KIB", 1024) * 1024;
+    let count = edihub_tests::env_number("AS2_STALLED_CONNECTIONS", 200_usize);
+    let sent = edihub_tests::env_number("AS2_STALLED_SENT_KIB", 1024_usize) * 1024;
     let gateway = Gateway::start(&fresh_database_url().await).await;
     let idle = gateway.rss_mib();
 

@@ -24,13 +24,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// A payload of the size of a real `EdiMessageReceived` (about 500 bytes).
 fn sample_payload(i: usize) -> serde_json::Value {
     serde_json::json!({
@@ -162,9 +155,9 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 #[tokio::main]
 async fn main() {
-    let events = env_usize("RELAY_BENCH_EVENTS", 100_000);
-    let rate = env_usize("RELAY_BENCH_RATE", 5_000);
-    let seconds = env_usize("RELAY_BENCH_SECONDS", 10);
+    let events = edihub_tests::env_number("RELAY_BENCH_EVENTS", 100_000_usize);
+    let rate = edihub_tests::env_number("RELAY_BENCH_RATE", 5_000_usize);
+    let seconds = edihub_tests::env_number("RELAY_BENCH_SECONDS", 10_usize);
     let app = spawn_app().await;
     let brokers = app.kafka.brokers.clone();
     let topic = app.kafka.topics.inbound_received.clone();

@@ -53,19 +53,12 @@ use wait::wait_until_done;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let messages = env_number("EDIHUB_BENCH_MESSAGES", 600_usize).max(1);
-    let concurrency = env_number("EDIHUB_BENCH_CONCURRENCY", 8_usize).max(1);
-    let rate = env_number("EDIHUB_BENCH_RATE", 100.0_f64).max(0.1);
-    let warmup = env_number("EDIHUB_BENCH_WARMUP", 20_usize).max(1);
+    let messages = edihub_tests::env_number("EDIHUB_BENCH_MESSAGES", 600_usize).max(1);
+    let concurrency = edihub_tests::env_number("EDIHUB_BENCH_CONCURRENCY", 8_usize).max(1);
+    let rate = edihub_tests::env_number("EDIHUB_BENCH_RATE", 100.0_f64).max(0.1);
+    let warmup = edihub_tests::env_number("EDIHUB_BENCH_WARMUP", 20_usize).max(1);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
 
     let hub = Hub::create(&SERVICES).await;

@@ -29,6 +29,14 @@ pub const EXTRA_PARTNERS: [&str; 3] = ["BETA-TRADING", "GAMMA-FOODS", "DELTA-PAR
 /// The hub's AS2 name in tests.
 pub const HUB: &str = "EDIHUB";
 
+/// The benches' sizes: `name` from the environment, `default` when unset or unreadable.
+pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A binary of the workspace (`edihub`, `outbox-relay`, ...) next to the test or bench
 /// binary: `target/debug/deps/e2e-<hash>` -> `target/debug/<name>`, and
 /// `target/release/deps/...` -> `target/release/<name>` for benches.

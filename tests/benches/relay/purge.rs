@@ -198,7 +198,7 @@ pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events:
     };
     // The first publish of a new producer waits for its producer id: not measured.
     steady(app, (100, 1), 0, false).await;
-    let rate = crate::env_usize("RELAY_BENCH_PURGE_RATE", 10_000);
+    let rate = edihub_tests::env_number("RELAY_BENCH_PURGE_RATE", 10_000_usize);
     for (run, with_purge) in [false, true, false, true].into_iter().enumerate() {
         println!("{}", steady(app, (rate, 10), run + 1, with_purge).await);
     }
