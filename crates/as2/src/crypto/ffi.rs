@@ -1,6 +1,6 @@
 //! The CMS calls the `openssl` crate does not wrap: adding a signer with a chosen digest
-//! and our own signing time. Declared here against the libcrypto that `openssl-sys`
-//! already links.
+//! and our own signing time, and feeding it the content piece by piece. Declared here
+//! against the libcrypto that `openssl-sys` already links.
 
 use std::os::raw::{c_int, c_uint, c_void};
 
@@ -19,10 +19,12 @@ unsafe extern "C" {
         bytes: *const c_void,
         len: c_int,
     ) -> c_int;
-    pub fn CMS_final(
+    pub fn CMS_dataInit(
         cms: *mut openssl_sys::CMS_ContentInfo,
-        data: *mut openssl_sys::BIO,
-        dcont: *mut openssl_sys::BIO,
-        flags: c_uint,
+        icont: *mut openssl_sys::BIO,
+    ) -> *mut openssl_sys::BIO;
+    pub fn CMS_dataFinal(
+        cms: *mut openssl_sys::CMS_ContentInfo,
+        bio: *mut openssl_sys::BIO,
     ) -> c_int;
 }

@@ -33,7 +33,7 @@ pub use certificate::{allows_signing, rsa_bits};
 pub use compressed::{DecompressError, compress, decompress, is_compressed_data};
 pub use enveloped::{Encryption, decrypt, encrypt};
 pub use identity::{Identity, certificates_from_pem, is_encrypted_private_key_pem};
-pub use signed::{VerifyError, sign_detached, verify_detached};
+pub use signed::{DetachedSigner, VerifyError, sign_detached, verify_detached};
 
 /// The hand-written certificate cut, for the fuzz target in `crates/as2/fuzz` only:
 /// `cargo fuzz` compiles with `--cfg fuzzing`, and no other build sees it.

@@ -33,46 +33,122 @@ pub fn sign_detached(
     content: &[u8],
     now_unix: i64,
 ) -> Result<Vec<u8>, As2Error> {
-    use foreign_types::ForeignType as _;
-    let err = |what: &str| As2Error::Crypto(format!("signing failed: {what}"));
-    let flags = CMSOptions::PARTIAL | CMSOptions::DETACHED | CMSOptions::BINARY;
-    let cms = CmsContentInfo::sign::<Private>(None, None, None, None, flags)
-        .map_err(|e| err(&e.to_string()))?;
-    let time = openssl::asn1::Asn1Time::from_unix(now_unix).map_err(|e| err(&e.to_string()))?;
-    let len = std::os::raw::c_int::try_from(content.len()).map_err(|_| err("content too large"))?;
-    // SAFETY: every pointer comes from a live owned openssl value held until the end of
-    // this function; CMS_add1_signer takes its own references to the certificate and key
-    // (the "1" in its name), the returned SignerInfo is owned by `cms`, and the attribute
-    // value is copied by CMS_signed_add1_attr_by_NID.
-    unsafe {
-        let cms_ptr = cms.as_ptr();
-        let si = ffi::CMS_add1_signer(
-            cms_ptr,
-            identity.certificate.as_ptr(),
-            identity.private_key.as_ptr(),
-            message_digest(alg).as_ptr(),
-            0,
-        );
-        if si.is_null() {
-            return Err(err(&openssl::error::ErrorStack::get().to_string()));
-        }
-        let asn1_time_ptr = time.as_ptr();
-        // NID_pkcs9_signingTime, V_ASN1_UTCTIME (RFC 5652 wants UTCTime before 2050).
-        if ffi::CMS_signed_add1_attr_by_NID(si, 52, 23, asn1_time_ptr as *const _, -1) != 1 {
-            return Err(err(&openssl::error::ErrorStack::get().to_string()));
-        }
-        // A read-only memory BIO over `content`, freed right after use.
-        let data = openssl_sys::BIO_new_mem_buf(content.as_ptr() as *const _, len);
-        if data.is_null() {
-            return Err(err(&openssl::error::ErrorStack::get().to_string()));
-        }
-        let done = ffi::CMS_final(cms_ptr, data, std::ptr::null_mut(), flags.bits());
-        openssl_sys::BIO_free_all(data);
-        if done != 1 {
-            return Err(err(&openssl::error::ErrorStack::get().to_string()));
+    let mut signer = DetachedSigner::new(identity, alg, now_unix)?;
+    signer.update(content)?;
+    signer.finish()
+}
+
+/// A detached signature made over content given piece by piece, as `sign_detached`
+/// makes it over the whole: for content too large to hold (an audit bundle's index).
+pub struct DetachedSigner {
+    cms: CmsContentInfo,
+    /// The digest chain OpenSSL reads the content through (CMS_dataInit); owned here and
+    /// freed once, by `finish` or on drop.
+    content: *mut openssl_sys::BIO,
+}
+
+// SAFETY: the CMS structure and its BIO chain are owned by this value alone and never
+// shared; OpenSSL objects are not tied to the thread that made them.
+unsafe impl Send for DetachedSigner {}
+
+const SIGN_FLAGS: CMSOptions = CMSOptions::PARTIAL
+    .union(CMSOptions::DETACHED)
+    .union(CMSOptions::BINARY);
+
+fn signing_error(what: &str) -> As2Error {
+    As2Error::Crypto(format!("signing failed: {what}"))
+}
+
+fn openssl_error() -> As2Error {
+    signing_error(&openssl::error::ErrorStack::get().to_string())
+}
+
+impl DetachedSigner {
+    /// A signer by `identity` with digest `alg`, whose signing time is `now_unix`.
+    pub fn new(identity: &Identity, alg: MicAlg, now_unix: i64) -> Result<Self, As2Error> {
+        use foreign_types::ForeignType as _;
+        let cms = CmsContentInfo::sign::<Private>(None, None, None, None, SIGN_FLAGS)
+            .map_err(|e| signing_error(&e.to_string()))?;
+        let time = openssl::asn1::Asn1Time::from_unix(now_unix)
+            .map_err(|e| signing_error(&e.to_string()))?;
+        // SAFETY: every pointer comes from a live owned openssl value held until the end
+        // of this function or by the returned signer; CMS_add1_signer takes its own
+        // references to the certificate and key (the "1" in its name), the returned
+        // SignerInfo is owned by `cms`, and the attribute value is copied by
+        // CMS_signed_add1_attr_by_NID.
+        unsafe {
+            let si = ffi::CMS_add1_signer(
+                cms.as_ptr(),
+                identity.certificate.as_ptr(),
+                identity.private_key.as_ptr(),
+                message_digest(alg).as_ptr(),
+                0,
+            );
+            if si.is_null() {
+                return Err(openssl_error());
+            }
+            // NID_pkcs9_signingTime, V_ASN1_UTCTIME (RFC 5652 wants UTCTime before 2050).
+            if ffi::CMS_signed_add1_attr_by_NID(si, 52, 23, time.as_ptr() as *const _, -1) != 1 {
+                return Err(openssl_error());
+            }
+            let content = ffi::CMS_dataInit(cms.as_ptr(), std::ptr::null_mut());
+            if content.is_null() {
+                return Err(openssl_error());
+            }
+            Ok(DetachedSigner { cms, content })
         }
     }
-    cms.to_der().map_err(|e| err(&e.to_string()))
+
+    /// Adds `bytes` to the content signed.
+    pub fn update(&mut self, bytes: &[u8]) -> Result<(), As2Error> {
+        for chunk in bytes.chunks(1 << 30) {
+            let len = std::os::raw::c_int::try_from(chunk.len())
+                .map_err(|_| signing_error("chunk too large"))?;
+            // SAFETY: `content` is the live BIO chain made by CMS_dataInit; BIO_write
+            // reads `len` bytes of `chunk` and keeps no reference to them.
+            let written =
+                unsafe { openssl_sys::BIO_write(self.content, chunk.as_ptr() as *const _, len) };
+            if written != len {
+                return Err(openssl_error());
+            }
+        }
+        Ok(())
+    }
+
+    /// The signature (DER) over everything given to `update`.
+    pub fn finish(mut self) -> Result<Vec<u8>, As2Error> {
+        use foreign_types::ForeignType as _;
+        // SAFETY: `content` is the BIO chain of `cms` (CMS_dataInit); CMS_dataFinal reads
+        // the digests from it, and it is freed by Drop right after.
+        let done = unsafe {
+            openssl_sys::BIO_ctrl(
+                self.content,
+                openssl_sys::BIO_CTRL_FLUSH,
+                0,
+                std::ptr::null_mut(),
+            );
+            ffi::CMS_dataFinal(self.cms.as_ptr(), self.content)
+        };
+        self.free_content();
+        if done != 1 {
+            return Err(openssl_error());
+        }
+        self.cms.to_der().map_err(|e| signing_error(&e.to_string()))
+    }
+
+    fn free_content(&mut self) {
+        if !self.content.is_null() {
+            // SAFETY: the chain is owned here and freed only once (the pointer is cleared).
+            unsafe { openssl_sys::BIO_free_all(self.content) };
+            self.content = std::ptr::null_mut();
+        }
+    }
+}
+
+impl Drop for DetachedSigner {
+    fn drop(&mut self) {
+        self.free_content();
+    }
 }
 
 /// Why a signature was not accepted.

@@ -214,3 +214,27 @@ fn certificates_from_pem_len() -> usize {
     let bundle = [A_CRT, B_CRT].concat();
     certificates_from_pem(&bundle).unwrap().len()
 }
+
+#[test]
+fn a_signature_made_piece_by_piece_is_the_one_made_over_the_whole() {
+    let hub = Identity::from_pem(HUB_CRT, HUB_KEY).unwrap();
+    let content: Vec<u8> = (0..100_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    let whole = sign_detached(&hub, MicAlg::Sha256, &content, 1_780_000_000).unwrap();
+    let mut signer = DetachedSigner::new(&hub, MicAlg::Sha256, 1_780_000_000).unwrap();
+    for piece in content.chunks(4093) {
+        signer.update(piece).unwrap();
+    }
+    let pieces = signer.finish().unwrap();
+    // RSASSA-PKCS1-v1_5 is deterministic: the same content and time give the same bytes.
+    assert_eq!(pieces, whole);
+    let pinned = [hub.certificate.clone()];
+    assert_eq!(verify_detached(&pieces, &content, &pinned), Ok(()));
+    assert!(matches!(
+        verify_detached(&pieces, &content[1..], &pinned),
+        Err(VerifyError::Invalid(_))
+    ));
+    // A signer given up before the end frees what it holds (run under a leak checker).
+    let mut abandoned = DetachedSigner::new(&hub, MicAlg::Sha256, 1_780_000_000).unwrap();
+    abandoned.update(b"partial").unwrap();
+    drop(abandoned);
+}
