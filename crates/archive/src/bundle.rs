@@ -23,13 +23,14 @@ mod message;
 mod read;
 mod readme;
 mod signature;
+mod spool;
 mod verify;
 mod write;
 
 pub use export::{ExportRequest, ExportSummary, export_bundle};
 pub use index::{
-    BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
-    index_csv,
+    BundleFacts, BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject,
+    IndexSegment, index_csv,
 };
 pub use read::Bundle;
 pub use readme::readme;

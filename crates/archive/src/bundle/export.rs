@@ -1,13 +1,14 @@
 //! A period's evidence exported from the archive into a bundle: the database says which
 //! objects and segments (by key and version id), S3 gives their bytes, one object at a
-//! time, streamed into the tar (`super::copy`).
+//! time, streamed into the tar (`super::copy`), and the index is spooled to temporary
+//! files (`super::spool`).
 
 use super::copy::{Recorded, copy_buffered, copy_streamed};
 use super::index::{
-    BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
+    BundleFacts, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
 };
 use super::readme::readme;
-use super::signature::sign_index;
+use super::spool::{IndexHead, IndexSpool, IndexTail, SpooledIndex};
 use super::write::BundleWriter;
 use super::{BundleError, paths};
 use crate::ArchiveStore;
@@ -59,6 +60,11 @@ pub struct ExportSummary {
 }
 
 /// Writes the bundle of `request` to `out`; `progress(done, total)` per message.
+///
+/// Memory stays bounded: messages are read a page at a time, each object is streamed,
+/// and the index goes to temporary files (`super::spool`) that are copied in at the end.
+/// The ledger's segments are read first: one sealed while the export runs is not in the
+/// bundle, and the messages it seals are exported as not sealed yet.
 pub async fn export_bundle<W: Write>(
     pool: &PgPool,
     store: &ArchiveStore,
@@ -68,55 +74,99 @@ pub async fn export_bundle<W: Write>(
 ) -> Result<(ExportSummary, W), BundleError> {
     let mut writer = BundleWriter::new(out, request.exported_at.timestamp());
     let mut summary = ExportSummary::default();
-    let records = records_in(pool, request).await?;
-    let total = records.len() as u64;
-    progress(0, total);
-    let mut messages = Vec::new();
-    let mut partners = BTreeMap::new();
-    for (done, record) in records.iter().enumerate() {
-        let message = export_message(
-            pool,
-            store,
-            record,
-            &mut writer,
-            &mut partners,
-            &mut summary,
-        )
-        .await?;
-        messages.push(message);
-        progress(done as u64 + 1, total);
-    }
     let all_segments = edihub_ledger::segments(pool, 0).await?;
-    let seqs: Vec<i64> = messages.iter().map(|m| m.seq).collect();
-    let run = relevant(&all_segments, &seqs);
-    let mut segments = Vec::new();
-    for row in run {
-        segments.push(export_segment(store, row, &mut writer, &mut summary).await?);
-    }
-    for message in &mut messages {
-        message.sealed = run
-            .iter()
-            .any(|s| s.first_seq <= message.seq && message.seq <= s.last_seq);
-    }
-    let certificates = export_certificates(request, &partners, &mut writer)?;
-    let index = BundleIndex {
+    let total = count_records(pool, request).await?;
+    progress(0, total);
+    let head = IndexHead {
         version: INDEX_VERSION,
         exported_at: request.exported_at,
         from: request.period.start,
         to: request.period.end,
-        partner: request.partner.map(str::to_owned),
-        messages,
-        segments,
-        ledger_head: all_segments.last().map(index_segment),
-        certificates,
+        partner: request.partner,
     };
-    write_index(&index, request, &mut writer)?;
-    summary.messages = index.messages.len() as u64;
-    summary.message_ids = index.messages.iter().map(|m| m.message_id).collect();
-    summary.segments = index.segments.len() as u64;
-    summary.last_segment = index.segments.last().cloned();
+    let mut spool = IndexSpool::new(&head, request.sealing, request.exported_at.timestamp())?;
+    let mut partners = BTreeMap::new();
+    let mut sealed_seqs = SealedRange::default();
+    // Before the first record: no message id is the nil UUID.
+    let mut after = (request.period.start, Uuid::nil());
+    loop {
+        let page = records_after(pool, request, after).await?;
+        let Some(last) = page.last() else { break };
+        after = (last.received_at, last.message_id);
+        for record in &page {
+            let mut message = export_message(
+                pool,
+                store,
+                record,
+                &mut writer,
+                &mut partners,
+                &mut summary,
+            )
+            .await?;
+            message.sealed = sealed_by(&all_segments, message.seq);
+            if message.sealed {
+                sealed_seqs.add(message.seq);
+            }
+            summary.message_ids.push(message.message_id);
+            spool.push(&message)?;
+            progress(spool.messages(), total);
+        }
+    }
+    let run = relevant(&all_segments, &sealed_seqs.ends());
+    let mut segments = Vec::new();
+    for row in run {
+        segments.push(export_segment(store, row, &mut writer, &mut summary).await?);
+    }
+    let certificates = export_certificates(request, &partners, &mut writer)?;
+    let ledger_head = all_segments.last().map(index_segment);
+    summary.messages = spool.messages();
+    let tail = IndexTail {
+        segments: &segments,
+        ledger_head: ledger_head.as_ref(),
+        certificates: &certificates,
+    };
+    let spooled = spool.finish(&tail)?;
+    let facts = BundleFacts {
+        exported_at: head.exported_at,
+        from: head.from,
+        to: head.to,
+        partner: head.partner,
+        messages: summary.messages,
+        segments: segments.len() as u64,
+        last_segment: segments.last(),
+        ledger_head: ledger_head.as_ref(),
+    };
+    write_index(spooled, &facts, &mut writer)?;
+    summary.segments = segments.len() as u64;
+    summary.last_segment = segments.last().cloned();
     (summary.files, summary.bytes) = writer.written();
     Ok((summary, writer.finish()?))
+}
+
+/// Whether a segment of `segments` (in order, as the ledger lists them) holds `seq`.
+fn sealed_by(segments: &[SegmentRow], seq: i64) -> bool {
+    let at = segments.partition_point(|s| s.last_seq < seq);
+    segments.get(at).is_some_and(|s| s.first_seq <= seq)
+}
+
+/// The lowest and highest sealed positions exported: the segments' run goes from the
+/// one before the first to the last (`relevant`).
+#[derive(Debug, Default)]
+struct SealedRange(Option<(i64, i64)>);
+
+impl SealedRange {
+    fn add(&mut self, seq: i64) {
+        self.0 = Some(match self.0 {
+            Some((low, high)) => (low.min(seq), high.max(seq)),
+            None => (seq, seq),
+        });
+    }
+
+    fn ends(&self) -> Vec<i64> {
+        self.0
+            .map(|(low, high)| vec![low, high])
+            .unwrap_or_default()
+    }
 }
 
 /// What the archive recorded of a message received in the period.
@@ -125,24 +175,48 @@ struct Record {
     message_id: Uuid,
     as2_from: Option<String>,
     as2_message_id: Option<String>,
-    received_at: Option<DateTime<Utc>>,
+    received_at: DateTime<Utc>,
     unb_reference: Option<String>,
     invoice_numbers: Vec<String>,
 }
 
-async fn records_in(
+/// Messages read per query: enough to make the round trip cheap, few enough to hold.
+const PAGE: i64 = 500;
+
+async fn count_records(pool: &PgPool, request: &ExportRequest<'_>) -> Result<u64, BundleError> {
+    let count: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM archive_record
+         WHERE received_at >= $1 AND received_at < $2 AND ($3::text IS NULL OR as2_from = $3)",
+    )
+    .bind(request.period.start)
+    .bind(request.period.end)
+    .bind(request.partner)
+    .fetch_one(pool)
+    .await?;
+    Ok(u64::try_from(count).unwrap_or_default())
+}
+
+/// The next page of the period's messages, in (received_at, message_id) order, after
+/// `after` (keyset pagination: no transaction or cursor held through the export).
+async fn records_after(
     pool: &PgPool,
     request: &ExportRequest<'_>,
+    after: (DateTime<Utc>, Uuid),
 ) -> Result<Vec<Record>, BundleError> {
     Ok(sqlx::query_as(
         "SELECT message_id, as2_from, as2_message_id, received_at, unb_reference, invoice_numbers
          FROM archive_record
          WHERE received_at >= $1 AND received_at < $2 AND ($3::text IS NULL OR as2_from = $3)
-         ORDER BY received_at, message_id",
+           AND (received_at, message_id) > ($4, $5)
+         ORDER BY received_at, message_id
+         LIMIT $6",
     )
     .bind(request.period.start)
     .bind(request.period.end)
     .bind(request.partner)
+    .bind(after.0)
+    .bind(after.1)
+    .bind(PAGE)
     .fetch_all(pool)
     .await?)
 }
@@ -221,8 +295,7 @@ fn index_message(
             .unwrap_or_default(),
         received_at: evidence
             .map(|d| d.received_at)
-            .or(record.received_at)
-            .unwrap_or_default(),
+            .unwrap_or(record.received_at),
         unb_reference: evidence
             .map(|d| d.ids.unb_reference.clone())
             .unwrap_or_else(|| record.unb_reference.clone()),
@@ -327,16 +400,13 @@ fn export_certificates<W: Write>(
 /// index.json with its signature over exactly the bytes written, then index.csv and the
 /// README.
 fn write_index<W: Write>(
-    index: &BundleIndex,
-    request: &ExportRequest<'_>,
+    spooled: SpooledIndex,
+    facts: &BundleFacts<'_>,
     writer: &mut BundleWriter<W>,
 ) -> Result<(), BundleError> {
-    let mut json = serde_json::to_vec_pretty(index).map_err(BundleError::Index)?;
-    json.push(b'\n');
-    let signature = sign_index(request.sealing, &json, request.exported_at.timestamp())?;
-    writer.append(paths::INDEX_JSON, &json)?;
-    writer.append(paths::INDEX_SIGNATURE, &signature)?;
-    writer.append(paths::INDEX_CSV, super::index::index_csv(index).as_bytes())?;
-    writer.append(paths::README, readme(index).as_bytes())?;
+    writer.append_file(paths::INDEX_JSON, spooled.json)?;
+    writer.append(paths::INDEX_SIGNATURE, &spooled.signature)?;
+    writer.append_file(paths::INDEX_CSV, spooled.csv)?;
+    writer.append(paths::README, readme(facts).as_bytes())?;
     Ok(())
 }

@@ -32,6 +32,33 @@ impl BundleIndex {
     pub fn last_segment(&self) -> Option<&IndexSegment> {
         self.segments.last()
     }
+
+    /// What the README says of the bundle.
+    pub fn facts(&self) -> BundleFacts<'_> {
+        BundleFacts {
+            exported_at: self.exported_at,
+            from: self.from,
+            to: self.to,
+            partner: self.partner.as_deref(),
+            messages: self.messages.len() as u64,
+            segments: self.segments.len() as u64,
+            last_segment: self.last_segment(),
+            ledger_head: self.ledger_head.as_ref(),
+        }
+    }
+}
+
+/// The index's facts without its messages: what the README is written from.
+#[derive(Debug, Clone, Copy)]
+pub struct BundleFacts<'a> {
+    pub exported_at: DateTime<Utc>,
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    pub partner: Option<&'a str>,
+    pub messages: u64,
+    pub segments: u64,
+    pub last_segment: Option<&'a IndexSegment>,
+    pub ledger_head: Option<&'a IndexSegment>,
 }
 
 /// One message: what an auditor searches by, and its objects.
@@ -82,33 +109,40 @@ pub struct IndexCertificates {
 }
 
 /// The CSV's columns; one row per object, the message's columns repeated.
-const CSV_HEADER: &str = "message_id,as2_message_id,partner,received_at,unb_reference,\
+pub(super) const CSV_HEADER: &str = "message_id,as2_message_id,partner,received_at,unb_reference,\
                           invoice_numbers,seq,kind,key,sha256,size\n";
 
 /// `index.csv`: the index flattened for a spreadsheet.
 pub fn index_csv(index: &BundleIndex) -> String {
     let mut csv = String::from(CSV_HEADER);
     for message in &index.messages {
-        for object in &message.objects {
-            let fields = [
-                message.message_id.to_string(),
-                message.as2_message_id.clone(),
-                message.partner.clone(),
-                message.received_at.to_rfc3339(),
-                message.unb_reference.clone().unwrap_or_default(),
-                message.invoice_numbers.join(";"),
-                message.seq.to_string(),
-                object.kind.clone(),
-                object.key.clone(),
-                object.sha256.clone(),
-                object.size.to_string(),
-            ];
-            let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
-            csv.push_str(&quoted.join(","));
-            csv.push('\n');
-        }
+        csv.push_str(&csv_rows(message));
     }
     csv
+}
+
+/// A message's rows of `index.csv`, one per object.
+pub(super) fn csv_rows(message: &IndexMessage) -> String {
+    let mut rows = String::new();
+    for object in &message.objects {
+        let fields = [
+            message.message_id.to_string(),
+            message.as2_message_id.clone(),
+            message.partner.clone(),
+            message.received_at.to_rfc3339(),
+            message.unb_reference.clone().unwrap_or_default(),
+            message.invoice_numbers.join(";"),
+            message.seq.to_string(),
+            object.kind.clone(),
+            object.key.clone(),
+            object.sha256.clone(),
+            object.size.to_string(),
+        ];
+        let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
+        rows.push_str(&quoted.join(","));
+        rows.push('\n');
+    }
+    rows
 }
 
 /// RFC 4180 quoting, only where a field needs it.

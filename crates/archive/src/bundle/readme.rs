@@ -1,24 +1,24 @@
 //! `README.txt`: how to check the bundle with standard tools alone.
 
-use super::index::BundleIndex;
+use super::index::BundleFacts;
 
-/// The README for `index`: what the bundle holds, then the commands.
-pub fn readme(index: &BundleIndex) -> String {
+/// The README for the bundle `index` describes: what it holds, then the commands.
+pub fn readme(index: &BundleFacts<'_>) -> String {
     let mut text = header(index);
     text.push_str(LAYOUT);
     text.push_str(COMMANDS);
     text
 }
 
-fn header(index: &BundleIndex) -> String {
-    let last = match index.last_segment() {
+fn header(index: &BundleFacts<'_>) -> String {
+    let last = match index.last_segment {
         Some(s) => format!(
             "The last segment exported is {}-{}, whose signed head is\n  {}\n",
             s.first_seq, s.last_seq, s.head
         ),
         None => "No ledger segment holds these messages yet.\n".to_owned(),
     };
-    let head = match &index.ledger_head {
+    let head = match index.ledger_head {
         Some(s) => format!(
             "When it was made, the hub's ledger was sealed up to seq {} (head {}).\n",
             s.last_seq, s.head
@@ -36,11 +36,10 @@ fn header(index: &BundleIndex) -> String {
         to = index.to.to_rfc3339(),
         partner = index
             .partner
-            .as_deref()
             .map(|p| format!(", partner {p} only"))
             .unwrap_or_default(),
-        messages = index.messages.len(),
-        segments = index.segments.len(),
+        messages = index.messages,
+        segments = index.segments,
     )
 }
 

@@ -1,20 +1,11 @@
 //! index.json's signature: a detached CMS signature (DER) by the sealing key, as each
-//! segment.json has. The truncation check trusts what index.json says of the export's
+//! segment.json has (made as index.json is written: `super::spool`). The truncation check trusts what index.json says of the export's
 //! end, so an index rewritten to match a bundle cut short must not verify.
 
+use super::paths;
 use super::read::Bundle;
-use super::{BundleError, paths};
-use edihub_as2::crypto::{VerifyError, sign_detached, verify_detached};
-use edihub_as2::{Certificate, Identity, MicAlg};
-
-/// The signature over exactly `index_json`, made at `now_unix` (its signing time).
-pub(super) fn sign_index(
-    sealing: &Identity,
-    index_json: &[u8],
-    now_unix: i64,
-) -> Result<Vec<u8>, BundleError> {
-    sign_detached(sealing, MicAlg::Sha256, index_json, now_unix).map_err(BundleError::Seal)
-}
+use edihub_as2::Certificate;
+use edihub_as2::crypto::{VerifyError, verify_detached};
 
 /// Checks the bundle's index.json.p7s over `index_json` against the sealing anchor
 /// (DER), with the segments' own verification; `Some` is the discrepancy.

@@ -114,7 +114,7 @@ fn the_index_round_trips_and_the_readme_names_the_last_head() {
     let json = serde_json::to_vec(&index).expect("json");
     let back: BundleIndex = serde_json::from_slice(&json).expect("parses");
     assert_eq!(back, index);
-    let text = readme(&index);
+    let text = readme(&index.facts());
     assert!(text.contains(&"cd".repeat(32)), "{text}");
     assert!(text.contains("openssl cms -verify"), "{text}");
     assert!(

@@ -4,7 +4,7 @@
 use super::BundleError;
 use futures::{Stream, StreamExt};
 use sha2::{Digest, Sha256};
-use std::io::Write;
+use std::io::{Read as _, Write};
 
 /// A tar archive being written; entries are regular files, read-only, owned by nobody
 /// in particular, all dated when the bundle was made.
@@ -40,6 +40,17 @@ impl<W: Write> BundleWriter<W> {
         self.tar.append_data(&mut header, path, bytes)?;
         self.entries += 1;
         self.bytes += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Appends the whole of `file` (a spool file of the export's, rewound) as `path`.
+    pub fn append_file(&mut self, path: &str, file: std::fs::File) -> std::io::Result<()> {
+        let size = file.metadata()?.len();
+        let mut header = self.header(size);
+        // `take`: the header declares `size`, so no byte past it may reach the tar.
+        self.tar.append_data(&mut header, path, file.take(size))?;
+        self.entries += 1;
+        self.bytes += size;
         Ok(())
     }
 

@@ -1,11 +1,12 @@
 //! index.json's signature made with the fixture hub key, then checked as a bundle holds
 //! it: intact, the index changed, another signer, no signature.
 
-use super::{check_index_signature, sign_index};
+use super::check_index_signature;
 use crate::bundle::paths;
 use crate::bundle::read::Bundle;
 use crate::bundle::write::BundleWriter;
-use edihub_as2::Identity;
+use edihub_as2::crypto::sign_detached;
+use edihub_as2::{Identity, MicAlg};
 use uuid::Uuid;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -39,7 +40,7 @@ fn checked(index: &[u8], signature: Option<&[u8]>, anchor: &[u8]) -> Option<Stri
 
 fn signature() -> Vec<u8> {
     let hub = Identity::from_pem(&fixture("hub.crt"), &fixture("hub.key")).expect("key");
-    sign_index(&hub, INDEX, 1_800_000_000).expect("sign")
+    sign_detached(&hub, MicAlg::Sha256, INDEX, 1_800_000_000).expect("sign")
 }
 
 #[test]
