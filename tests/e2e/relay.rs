@@ -307,3 +307,45 @@ async fn a_row_that_commits_late_is_published_by_the_next_drain() {
     assert_eq!(by_key["late"], vec![0]);
     assert_eq!(by_key["busy"], vec![0, 1, 2, 3, 4]);
 }
+
+/// A relay that has claimed from an empty, vacuumed outbox must still claim a burst with
+/// a plan made for it: PostgreSQL would otherwise have cached, after five claims, a
+/// generic plan made for zero rows, which scans the outbox once per pending row (ADR
+/// 0002). One connection, so the claim's prepared statement is the one inspected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claim_is_never_run_from_a_cached_generic_plan() {
+    let app = spawn_app().await;
+    let single = edihub_db::pool(&edihub_config::DatabaseSettings {
+        max_connections: 1,
+        ..app.database.clone()
+    })
+    .expect("pool");
+    sqlx::query("VACUUM ANALYZE outbox")
+        .execute(&app.pool)
+        .await
+        .expect("vacuum");
+    let relay = Relay::new(
+        single.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        small_batches(),
+    );
+    for _ in 0..8 {
+        let report = relay.step().await.expect("step");
+        assert_eq!(report.claimed, 0, "the outbox is empty");
+    }
+    for n in 0..200 {
+        commit_event(&app, &format!("burst-{}", n % 50), n).await;
+    }
+    let report = relay.step().await.expect("step");
+    assert_eq!(report.claimed, small_batches().batch_size as usize);
+
+    let (generic, custom): (i64, i64) = sqlx::query_as(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements
+         WHERE statement LIKE '%FROM outbox earlier%'",
+    )
+    .fetch_one(&single)
+    .await
+    .expect("the claim is a prepared statement on this connection");
+    assert_eq!(generic, 0, "a claim ran from a cached generic plan");
+    assert_eq!(custom, 9, "every claim was planned for its rows");
+}

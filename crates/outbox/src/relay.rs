@@ -131,9 +131,14 @@ impl<P: Publisher> Relay<P> {
         // The step's outcome marks promise nothing to anyone: if a database crash loses
         // a committed-but-unflushed SENT, the row is simply published again, as after a
         // relay crash (at-least-once). So the commit need not wait for the WAL flush.
+        // The claim is planned for the rows there are now, never from a cached generic
+        // plan: one cached while the outbox was empty scans it once per row (ADR 0002).
         let mut tx = self
             .pool
-            .begin_with("BEGIN; SET LOCAL synchronous_commit = off")
+            .begin_with(
+                "BEGIN; SET LOCAL synchronous_commit = off; \
+                 SET LOCAL plan_cache_mode = force_custom_plan",
+            )
             .await?;
         let records: Vec<OutboxRecord> = sqlx::query_as(CLAIM)
             .bind(self.settings.batch_size)
