@@ -48,6 +48,13 @@ async fn acknowledged(
         ("5412345000013", "4012345000094")
     );
     assert_eq!(event.syntax_identifier, "UNOC");
+    // The test partnership has no outbound settings: nothing is sent over AS2.
+    assert_eq!(event.outbound_id, None);
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbound_message").await,
+        0,
+        "no CONTRL queued without outbound settings"
+    );
     assert_eq!(
         event.contrl_reference,
         edihub_transform::contrl_reference(message_id)

@@ -13,6 +13,8 @@ use std::process::Command;
 use std::time::Duration;
 use uuid::Uuid;
 
+mod contrl;
+
 /// The receiving hub's AS2 name.
 const RECEIVER: &str = "PARTNER-HUB";
 const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
@@ -80,6 +82,11 @@ fn sender_config(app: &TestApp, url: &str) -> PathBuf {
 
 /// [`sender_config`] with more `[gateway.partners.outbound]` lines.
 fn sender_config_with(app: &TestApp, url: &str, outbound: &str) -> PathBuf {
+    sender_config_for(app, RECEIVER, url, outbound)
+}
+
+/// [`sender_config_with`] for the partner `partner` (partner-a's certificate).
+fn sender_config_for(app: &TestApp, partner: &str, url: &str, outbound: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("edihub-outbound-{}.toml", app.suffix));
     let text = format!(
         r#"
@@ -104,7 +111,7 @@ hub_certificate = "{hub_crt}"
 hub_private_key = "{hub_key}"
 
 [[gateway.partners]]
-as2_id = "{RECEIVER}"
+as2_id = "{partner}"
 certificates = ["{partner_crt}"]
 async_mdn_allowed_networks = ["127.0.0.0/8"]
 

@@ -112,6 +112,10 @@ pub struct EdiMessageReceived {
     /// before it was added), which means the archive's default (`s3.retention_years`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retention_years: Option<u32>,
+    /// The partnership had outbound settings when the message came in: a CONTRL the
+    /// interchange asks for is sent back to the partner over AS2. Absent means `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub send_contrl: bool,
 }
 
 /// Payload of `InvoiceTransformed` on `edi.invoice.canonical`.
@@ -241,6 +245,26 @@ pub struct EdiAcknowledgementIssued {
     /// ISO 8859-1 when `syntax_identifier` is `UNOC` and in UTF-8 otherwise; for UNOA,
     /// UNOB and UNOD..UNOK the text is ASCII, so both encodings agree.
     pub contrl: String,
+    /// The outbound AS2 message that sends the CONTRL back to the partner (`edihub
+    /// outbound show ID`); absent when the partnership had no outbound settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outbound_id: Option<Uuid>,
+}
+
+impl EdiAcknowledgementIssued {
+    /// The CONTRL's bytes on the wire (see `contrl`): ISO 8859-1 for `UNOC`, UTF-8
+    /// otherwise. The builder never writes a character its repertoire cannot carry; one
+    /// that is there anyway becomes `?`, as the builder would have written it.
+    pub fn contrl_bytes(&self) -> Vec<u8> {
+        if self.syntax_identifier == "UNOC" {
+            self.contrl
+                .chars()
+                .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+                .collect()
+        } else {
+            self.contrl.as_bytes().to_vec()
+        }
+    }
 }
 
 /// The verdict a CONTRL carries.

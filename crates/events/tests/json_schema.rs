@@ -123,7 +123,13 @@ fn the_acknowledgement_schema_names_the_serialised_fields() {
         contrl_reference: contrl.interchange_reference,
         syntax_identifier: contrl.syntax_identifier,
         contrl: contrl.text,
+        outbound_id: Some(uuid::Uuid::nil()),
     };
+    assert_eq!(
+        event.contrl_bytes(),
+        contrl.bytes,
+        "the bytes the builder wrote"
+    );
     let json = serde_json::to_value(&event).unwrap();
     let schema = serde_json::to_value(schemars::schema_for!(EdiAcknowledgementIssued)).unwrap();
     let properties = schema["properties"].as_object().unwrap();

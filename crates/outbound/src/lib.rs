@@ -17,7 +17,9 @@
 //! does not come within its partnership's `mdn_timeout_ms` is sent again, then failed,
 //! by a [`TimeoutSweep`].
 //!
-//! Not here yet: the Kafka `edi.outbound.requested` source, sending CONTRLs.
+//! Sources: `edihub outbound send`, and the CONTRLs of partnerships with outbound
+//! settings, queued by the transform consumer with [`queue_in`] in its own transaction.
+//! Not here yet: the Kafka `edi.outbound.requested` source.
 
 mod build;
 mod delivery;
@@ -39,7 +41,9 @@ pub use edihub_events::OutboundState;
 pub use post::PostError;
 pub use sender::OutboundSender;
 pub use settings::SenderSettings;
-pub use store::{Filter, NewOutbound, OutboundMessage, OutboundStore, StoreError, status_event};
+pub use store::{
+    Filter, NewOutbound, OutboundMessage, OutboundStore, StoreError, queue_in, status_event,
+};
 pub use timeouts::{SweepReport, TimeoutSweep};
 
 /// The outbox channel of delivery rows (the outbox's CHECK names it too: migration

@@ -40,7 +40,8 @@ pub struct NewOutbound<'a> {
     pub content_type: &'a str,
     pub payload: &'a [u8],
     pub filename: Option<&'a str>,
-    /// Who asked for it (`cli`; later `kafka`).
+    /// Who asked for it: `cli`, or `contrl` (the transform consumer, acknowledging an
+    /// interchange).
     pub source: &'a str,
 }
 
@@ -116,29 +117,8 @@ impl OutboundStore {
     /// Writes the message (state `queued`, a fresh Message-ID), its delivery row and its
     /// `queued` event, in one transaction.
     pub async fn queue(&self, new: &NewOutbound<'_>) -> Result<OutboundMessage, StoreError> {
-        let id = Uuid::now_v7();
-        let sha256 = hex::encode(Sha256::digest(new.payload));
         let mut tx = self.pool.begin().await?;
-        let message: OutboundMessage = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO outbound_message AS m (id, partner_as2_id, hub_as2_id, as2_message_id,
-                 content_type, payload, sha256, filename, source)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-             RETURNING {COLUMNS}"
-        )))
-        .bind(id)
-        .bind(new.partner)
-        .bind(new.hub_as2_id)
-        .bind(crate::message_id(id, new.hub_as2_id))
-        .bind(new.content_type)
-        .bind(new.payload)
-        .bind(&sha256)
-        .bind(new.filename)
-        .bind(new.source)
-        .fetch_one(&mut *tx)
-        .await?;
-        edihub_outbox::enqueue_on(&mut tx, CHANNEL, &delivery_event(id, new.partner)).await?;
-        let event = status_event(&self.status_topic, &message, None, None);
-        edihub_outbox::enqueue(&mut tx, &event).await?;
+        let message = queue_in(&mut tx, &self.status_topic, new).await?;
         tx.commit().await?;
         Ok(message)
     }
@@ -273,6 +253,39 @@ impl OutboundStore {
         }
         Ok(Some(message))
     }
+}
+
+/// [`OutboundStore::queue`] inside the caller's transaction, with its own effects (the
+/// transform consumer queues the CONTRL it builds with its inbox row); `status_topic`:
+/// `TopicSettings.outbound_status`.
+pub async fn queue_in(
+    conn: &mut PgConnection,
+    status_topic: &str,
+    new: &NewOutbound<'_>,
+) -> Result<OutboundMessage, StoreError> {
+    let id = Uuid::now_v7();
+    let sha256 = hex::encode(Sha256::digest(new.payload));
+    let message: OutboundMessage = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO outbound_message AS m (id, partner_as2_id, hub_as2_id, as2_message_id,
+             content_type, payload, sha256, filename, source)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         RETURNING {COLUMNS}"
+    )))
+    .bind(id)
+    .bind(new.partner)
+    .bind(new.hub_as2_id)
+    .bind(crate::message_id(id, new.hub_as2_id))
+    .bind(new.content_type)
+    .bind(new.payload)
+    .bind(&sha256)
+    .bind(new.filename)
+    .bind(new.source)
+    .fetch_one(&mut *conn)
+    .await?;
+    edihub_outbox::enqueue_on(conn, CHANNEL, &delivery_event(id, new.partner)).await?;
+    let event = status_event(status_topic, &message, None, None);
+    edihub_outbox::enqueue(conn, &event).await?;
+    Ok(message)
 }
 
 /// The `OutboundStatusChanged` event of `message` as it is now.

@@ -3,7 +3,9 @@
 //! its canonical invoice (EN 16931 model) and `InvoiceTransformed` event; for a rejected
 //! one, one `EdiMessageRejected` event with the faults and their positions. When UNB asks
 //! for an acknowledgement, an `EdiAcknowledgementIssued` event with the CONTRL follows.
-//! The partnership's charset policy comes with the event.
+//! When the partnership has outbound settings (the event says so), the CONTRL is also
+//! queued as an outbound AS2 message to the partner. The partnership's charset policy
+//! comes with the event.
 //!
 //! Architecture invariant: the inbox row, the canonical invoice rows and the outbox rows
 //! commit in one transaction.
@@ -29,6 +31,9 @@ use edihub_outbox::NewEvent;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+/// The Content-Type a CONTRL is sent with (RFC 1767).
+const CONTRL_CONTENT_TYPE: &str = "application/edifact";
+
 #[derive(Debug, thiserror::Error)]
 pub enum TransformError {
     #[error("event payload is not an EdiMessageReceived: {0}")]
@@ -37,6 +42,8 @@ pub enum TransformError {
     ClaimCheck(#[from] edihub_journal::ClaimCheckError),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    #[error("queueing the CONTRL for the partner: {0}")]
+    Outbound(#[from] edihub_outbound::StoreError),
     /// The mapping thread panicked (a bug: the parser promises not to) or was cancelled.
     #[error("mapping task failed: {0}")]
     Mapping(tokio::task::JoinError),
@@ -177,10 +184,15 @@ impl Transformer {
         };
         // After the decision's events, under the same aggregate: the relay publishes
         // them in this order.
-        if let Some(ack) = acknowledgement {
+        if let Some(mut ack) = acknowledgement {
+            if received.send_contrl {
+                ack.outbound_id = Some(self.queue_contrl(&mut tx, &ack).await?);
+            }
             tracing::info!(
+                %message_id,
                 action = ?ack.action,
                 contrl_reference = %ack.contrl_reference,
+                outbound_id = ?ack.outbound_id,
                 "CONTRL issued"
             );
             edihub_outbox::enqueue(
@@ -198,6 +210,30 @@ impl Transformer {
         tx.commit().await?;
         tracing::info!(?outcome, "transformed");
         Ok(outcome)
+    }
+
+    /// Queues `ack`'s CONTRL as an outbound AS2 message to the partner, from the hub
+    /// identity the interchange was sent to; returns its outbound id.
+    async fn queue_contrl(
+        &self,
+        tx: &mut PgConnection,
+        ack: &EdiAcknowledgementIssued,
+    ) -> Result<Uuid, TransformError> {
+        let filename = format!("CONTRL-{}.edi", ack.contrl_reference);
+        let queued = edihub_outbound::queue_in(
+            tx,
+            &self.topics.outbound_status,
+            &edihub_outbound::NewOutbound {
+                partner: &ack.as2_from,
+                hub_as2_id: &ack.as2_to,
+                content_type: CONTRL_CONTENT_TYPE,
+                payload: &ack.contrl_bytes(),
+                filename: Some(&filename),
+                source: "contrl",
+            },
+        )
+        .await?;
+        Ok(queued.id)
     }
 
     async fn store_invoice(
@@ -333,6 +369,7 @@ pub fn acknowledgement(
         contrl_reference: contrl.interchange_reference,
         syntax_identifier: contrl.syntax_identifier,
         contrl: contrl.text,
+        outbound_id: None,
     })
 }
 

@@ -28,6 +28,7 @@ fn received(message_id: Uuid) -> EdiMessageReceived {
         payload: ClaimCheck::for_journal(message_id, "00".into(), 1),
         charset_policy: None,
         retention_years: None,
+        send_contrl: false,
     }
 }
 

@@ -34,6 +34,9 @@ pub(crate) struct Arrival<'a> {
     /// The partnership's archive retention in years, for the archive consumer; `None`:
     /// the archive's default.
     pub retention_years: Option<u32>,
+    /// The partnership has outbound settings: a CONTRL the interchange asks for is sent
+    /// back over AS2 (by the transform consumer).
+    pub send_contrl: bool,
 }
 
 /// The journal's records for `accepted`, in one [`Accept`] to commit together.
@@ -107,6 +110,7 @@ fn received_event(
             edihub_edifact::charset::CharsetPolicy::Tolerant => CharsetPolicy::Tolerant,
         }),
         retention_years: arrival.retention_years,
+        send_contrl: arrival.send_contrl,
     };
     let correlation_id = arrival
         .request_headers

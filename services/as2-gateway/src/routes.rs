@@ -150,6 +150,7 @@ async fn receive_message(
                     partner_endpoint: partner_endpoint(partner),
                     edifact_charset: partner.map(|p| p.edifact_charset).unwrap_or_default(),
                     retention_years: partner.and_then(|p| p.retention_years),
+                    send_contrl: partner.is_some_and(|p| p.outbound.is_some()),
                 },
             )?;
             let replay_until = entry.message.replay_until;
