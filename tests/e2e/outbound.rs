@@ -85,8 +85,14 @@ fn sender_config_with(app: &TestApp, url: &str, outbound: &str) -> PathBuf {
     sender_config_for(app, RECEIVER, url, outbound)
 }
 
-/// [`sender_config_with`] for the partner `partner` (partner-a's certificate).
+/// [`sender_config_with`] for the partner `partner` (partner-a's certificate). Its
+/// retries wait 1 ms unless `outbound` sets the partnership's backoff.
 fn sender_config_for(app: &TestApp, partner: &str, url: &str, outbound: &str) -> PathBuf {
+    let backoff = if outbound.contains("backoff_ms") {
+        ""
+    } else {
+        "base_backoff_ms = 1\nmax_backoff_ms = 1"
+    };
     let path = std::env::temp_dir().join(format!("edihub-outbound-{}.toml", app.suffix));
     let text = format!(
         r#"
@@ -117,6 +123,7 @@ async_mdn_allowed_networks = ["127.0.0.0/8"]
 
 [gateway.partners.outbound]
 url = "{url}"
+{backoff}
 {outbound}
 "#,
         database = app.database.url.expose(),
@@ -321,6 +328,37 @@ async fn a_partner_that_is_down_gets_the_message_once_it_is_up() {
     assert_eq!(done.state, "delivered", "{done:?}");
     assert!(done.attempts >= 2);
     assert_eq!(journaled(&receiver, &done.as2_message_id).await, 1);
+}
+
+#[tokio::test]
+async fn a_retry_waits_the_partnerships_backoff_not_the_relays() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let sender = spawn_app().await;
+    // The relay's own backoff is 1 ms (`[outbound.retry]`); the partnership's 10 min.
+    let config = sender_config_with(
+        &sender,
+        &format!("http://127.0.0.1:{port}/as2"),
+        "base_backoff_ms = 600000\nmax_backoff_ms = 600000",
+    );
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+
+    let report = relay.step().await.expect("step");
+    assert_eq!(report.retried, 1, "{report:?}");
+    // The first retry waits between half and all of the base: 5 to 10 minutes.
+    let wait: f64 = sqlx::query_scalar(
+        "SELECT extract(epoch FROM next_attempt_at - now())::float8 FROM outbox
+         WHERE channel = 'as2-outbound' AND status = 'PENDING'",
+    )
+    .fetch_one(&sender.pool)
+    .await
+    .expect("the delivery row waits");
+    assert!((290.0..=600.0).contains(&wait), "waits {wait} s");
+    assert_eq!(settled(&sender, id).await.state, "queued");
+    assert_eq!(relay.step().await.expect("step").claimed, 0, "not due yet");
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@
 //! publisher builds each message as its partnership's outbound settings say, POSTs it
 //! and judges the answer ([`verdict`]): a synchronous MDN ends it `delivered` or
 //! `failed`, an asynchronous one leaves it `sent`. Transport errors and 5xx answers are
-//! retried with the relay's backoff; after the last attempt the message is `failed`.
+//! retried after the partnership's backoff; after the last attempt the message is `failed`.
 //!
 //! An asynchronous MDN arriving at the gateway is recognised, read and judged by
 //! [`inbound_mdn`] and recorded by [`OutboundStore::receive_mdn`]; a message whose MDN

@@ -13,7 +13,7 @@ use crate::store::{Change, SentColumns, SentRecord};
 use crate::verdict::{self, Answer};
 use crate::{OutboundDelivery, OutboundMessage, OutboundState, OutboundStore, SenderSettings};
 use edihub_mdn_delivery::Clients;
-use edihub_outbox::{OutboxRecord, PublishError, Publisher};
+use edihub_outbox::{OutboxRecord, PublishError, Publisher, backoff_delay};
 use edihub_partners::live::LiveDirectory;
 use edihub_partners::outbound::{MdnRequest, OutboundPartnership};
 use serde::Deserialize;
@@ -36,8 +36,12 @@ enum Outcome {
     Skip,
     /// It cannot be sent as things are (no partnership, no key): failed, not tried.
     Unsendable(String),
-    /// A POST was made, or tried.
-    Attempted(Change),
+    /// A POST was made, or tried; a retry waits `retry_after` (the partnership's
+    /// backoff for this attempt).
+    Attempted {
+        change: Change,
+        retry_after: Duration,
+    },
 }
 
 impl OutboundSender {
@@ -79,13 +83,16 @@ impl OutboundSender {
 
     /// Records `outcome`; an error asks the relay to retry the row.
     async fn record(&self, id: Uuid, outcome: Outcome) -> Result<(), PublishError> {
-        let change = match outcome {
+        let (change, retry_after) = match outcome {
             Outcome::Skip => return Ok(()),
             Outcome::Unsendable(reason) => {
                 tracing::warn!(%reason, "outbound message cannot be sent");
-                Change::unsendable(reason)
+                (Change::unsendable(reason), None)
             }
-            Outcome::Attempted(change) => change,
+            Outcome::Attempted {
+                change,
+                retry_after,
+            } => (change, Some(retry_after)),
         };
         let retry = change.to == OutboundState::Queued;
         let reason = change.reason().map(str::to_owned);
@@ -97,7 +104,13 @@ impl OutboundSender {
         match (applied, retry, reason) {
             // Not applied: cancelled meanwhile. The cancel wins, nothing to retry.
             (None, _, _) => Ok(()),
-            (Some(_), true, Some(reason)) => Err(PublishError::new(RetryLater(reason))),
+            (Some(_), true, Some(reason)) => {
+                let retry = PublishError::new(RetryLater(reason));
+                Err(match retry_after {
+                    Some(delay) => retry.retry_after(delay),
+                    None => retry,
+                })
+            }
             _ => Ok(()),
         }
     }
@@ -202,7 +215,15 @@ impl OutboundSender {
             _ => SentColumns::Clear,
         };
         log_outcome(to, attempt.error.as_deref());
-        Ok(Outcome::Attempted(Change::attempted(to, attempt)))
+        let retry_after = backoff_delay(
+            outbound.base_backoff_ms,
+            outbound.max_backoff_ms,
+            attempt_no,
+        );
+        Ok(Outcome::Attempted {
+            change: Change::attempted(to, attempt),
+            retry_after,
+        })
     }
 }
 
@@ -223,7 +244,8 @@ fn log_outcome(to: OutboundState, error: Option<&str>) {
     }
 }
 
-/// A retry the relay schedules with its backoff; the reason is the row's `last_error`.
+/// A retry the relay schedules after the partnership's backoff; the reason is the row's
+/// `last_error`.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct RetryLater(String);

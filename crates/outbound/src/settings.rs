@@ -11,7 +11,8 @@ pub struct SenderSettings {
     /// only polls an empty channel.
     pub enabled: bool,
     /// Claim size, polling interval, attempts and backoff. A partnership's own
-    /// `max_attempts` applies when it is lower.
+    /// `max_attempts` applies when it is lower, and its own backoff to its messages'
+    /// retries (this one only to rows that reached no partnership).
     pub retry: RelaySettings,
     /// Time allowed to connect, in milliseconds; a partnership's `timeout_ms` bounds the
     /// whole POST.

@@ -3,6 +3,7 @@
 
 use crate::OutboxRecord;
 use std::future::Future;
+use std::time::Duration;
 
 /// Why one record was not published. The publisher's own error is kept as the source;
 /// its text is what the row's `last_error` shows to operators.
@@ -12,6 +13,7 @@ pub struct PublishError {
     #[source]
     source: Box<dyn std::error::Error + Send + Sync>,
     permanent: bool,
+    retry_after: Option<Duration>,
 }
 
 impl PublishError {
@@ -20,6 +22,7 @@ impl PublishError {
         Self {
             source: source.into(),
             permanent: false,
+            retry_after: None,
         }
     }
 
@@ -29,11 +32,24 @@ impl PublishError {
         Self {
             source: source.into(),
             permanent: true,
+            retry_after: None,
         }
     }
 
     pub fn is_permanent(&self) -> bool {
         self.permanent
+    }
+
+    /// Retry after `delay` instead of the relay's own backoff (a publisher that knows
+    /// better, e.g. the partnership's backoff for an outbound AS2 message).
+    pub fn retry_after(mut self, delay: Duration) -> Self {
+        self.retry_after = Some(delay);
+        self
+    }
+
+    /// The delay asked for by [`PublishError::retry_after`], if any.
+    pub fn retry_delay(&self) -> Option<Duration> {
+        self.retry_after
     }
 }
 

@@ -174,7 +174,9 @@ impl<P: Publisher> Relay<P> {
                 Err(error) => {
                     let attempts = record.attempts + 1;
                     let dead = error.is_permanent() || attempts >= self.settings.max_attempts;
-                    let delay = backoff(&self.settings, attempts);
+                    let delay = error
+                        .retry_delay()
+                        .unwrap_or_else(|| backoff(&self.settings, attempts));
                     tracing::warn!(
                         outbox_id = %record.id, aggregate_id = %record.aggregate_id,
                         attempts, dead, error = %error, "publish failed"
@@ -294,11 +296,14 @@ impl StepReport {
 /// `base * 2^(n-1)`, capped at `max_backoff_ms`, so failed rows from one outage do not
 /// all come back at the same instant.
 pub(crate) fn backoff(settings: &RelaySettings, attempts: i32) -> Duration {
+    backoff_delay(settings.base_backoff_ms, settings.max_backoff_ms, attempts)
+}
+
+/// [`backoff`] for any base and cap (ms), for publishers that schedule their own
+/// retries ([`PublishError::retry_after`](crate::PublishError::retry_after)).
+pub fn backoff_delay(base_ms: u64, max_ms: u64, attempts: i32) -> Duration {
     let exponent = attempts.saturating_sub(1).clamp(0, 30) as u32;
-    let full = settings
-        .base_backoff_ms
-        .saturating_mul(1u64 << exponent)
-        .min(settings.max_backoff_ms);
+    let full = base_ms.saturating_mul(1u64 << exponent).min(max_ms);
     let jittered = rand::rng().random_range(full / 2..=full);
     Duration::from_millis(jittered)
 }
