@@ -208,4 +208,22 @@ fn print_command(name: &str, measured: &Measured, messages: u64, bytes: u64) {
         measured.cpu.as_secs_f64(),
         measured.max_rss_mib()
     );
+    if measured.wall >= Duration::from_secs(10) {
+        let by = |fraction| measured.max_rss_mib_by(fraction);
+        println!(
+            "    peak RSS by a quarter, half, three quarters of the time: {:.1}, {:.1}, {:.1} MiB",
+            by(0.25),
+            by(0.5),
+            by(0.75)
+        );
+        let late = measured.wall.mul_f64(0.75);
+        let rises: Vec<String> = measured
+            .rises
+            .iter()
+            .filter(|(at, _)| *at > late)
+            .map(|(at, kib)| format!("{:.1} s: {:.1}", at.as_secs_f64(), *kib as f64 / 1024.0))
+            .collect();
+        let shown = rises.len().saturating_sub(6);
+        println!("    its last rises (MiB): {}", rises[shown..].join(", "));
+    }
 }

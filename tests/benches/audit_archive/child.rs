@@ -14,6 +14,8 @@ pub struct Measured {
     pub cpu: Duration,
     /// Peak resident set size (VmHWM, its last reading before the child exited), KiB.
     pub max_rss_kib: u64,
+    /// Each rise of VmHWM: when it was read (since the start) and its value, KiB.
+    pub rises: Vec<(Duration, u64)>,
     pub succeeded: bool,
     pub stdout: String,
     pub stderr: String,
@@ -22,6 +24,19 @@ pub struct Measured {
 impl Measured {
     pub fn max_rss_mib(&self) -> f64 {
         self.max_rss_kib as f64 / 1024.0
+    }
+
+    /// The peak resident set size reached by `fraction` of the wall time, MiB: whether
+    /// memory grows with the work done or levels off.
+    pub fn max_rss_mib_by(&self, fraction: f64) -> f64 {
+        let by = self.wall.mul_f64(fraction);
+        let kib = self
+            .rises
+            .iter()
+            .take_while(|(at, _)| *at <= by)
+            .last()
+            .map_or(0, |(_, kib)| *kib);
+        kib as f64 / 1024.0
     }
 }
 
@@ -40,7 +55,7 @@ pub fn run_measured(mut command: Command, dir: &Path, name: &str) -> Measured {
         .spawn()
         .unwrap_or_else(|e| panic!("start {name}: {e}"))
         .id() as libc::pid_t;
-    let high_water = watch_high_water(pid);
+    let high_water = watch_high_water(pid, started);
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero rusage is a valid value of this plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -54,7 +69,8 @@ pub fn run_measured(mut command: Command, dir: &Path, name: &str) -> Measured {
         "wait4 {name}: {}",
         std::io::Error::last_os_error()
     );
-    let max_rss_kib = high_water.join().unwrap_or_default();
+    let rises = high_water.join().unwrap_or_default();
+    let max_rss_kib = rises.last().map_or(0, |(_, kib)| *kib);
     let seconds = |t: libc::timeval| {
         Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
     };
@@ -62,6 +78,7 @@ pub fn run_measured(mut command: Command, dir: &Path, name: &str) -> Measured {
         wall,
         cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
         max_rss_kib,
+        rises,
         succeeded: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         stdout: std::fs::read_to_string(&out).unwrap_or_default(),
         stderr: std::fs::read_to_string(&err).unwrap_or_default(),
@@ -70,11 +87,14 @@ pub fn run_measured(mut command: Command, dir: &Path, name: &str) -> Measured {
 
 /// Reads the VmHWM of `pid` every 2 ms until the process is gone (an exited child keeps
 /// no memory map, so its last reading is its peak, short of the last 2 ms) and returns
-/// the highest reading.
-fn watch_high_water(pid: libc::pid_t) -> std::thread::JoinHandle<u64> {
+/// each rise, with when it was read since `started`.
+fn watch_high_water(
+    pid: libc::pid_t,
+    started: Instant,
+) -> std::thread::JoinHandle<Vec<(Duration, u64)>> {
     let path = format!("/proc/{pid}/status");
     std::thread::spawn(move || {
-        let mut highest = 0;
+        let mut rises: Vec<(Duration, u64)> = Vec::new();
         while let Ok(status) = std::fs::read_to_string(&path) {
             let Some(kib) = status
                 .lines()
@@ -89,9 +109,11 @@ fn watch_high_water(pid: libc::pid_t) -> std::thread::JoinHandle<u64> {
             else {
                 break; // a zombie: the memory map is gone
             };
-            highest = highest.max(kib);
+            if rises.last().is_none_or(|(_, highest)| kib > *highest) {
+                rises.push((started.elapsed(), kib));
+            }
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        highest
+        rises
     })
 }
