@@ -164,7 +164,10 @@ enum AuditCommand {
     Access(commands::AccessArgs),
 }
 
-#[tokio::main]
+// One thread: each command's work is sequential, and mimalloc does not reuse a block
+// freed on another thread than the one that allocated it soon enough: on a multi-thread
+// runtime, every large S3 body an export streams raised its peak memory (docs/audit.md).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("edihub");
     // reqwest (`edihub send`) is built with rustls but no crypto provider of its own:
