@@ -304,13 +304,17 @@ async fn a_queued_file_is_delivered_to_the_partner_with_its_mic_confirmed_and_re
     );
 }
 
-#[tokio::test]
-async fn a_partner_that_is_down_gets_the_message_once_it_is_up() {
-    // A free port, nobody listening: connections are refused until the partner starts.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+/// A free port, nobody listening: connections to it are refused until a partner starts.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
-        .port();
+        .port()
+}
+
+#[tokio::test]
+async fn a_partner_that_is_down_gets_the_message_once_it_is_up() {
+    let port = free_port();
     let sender = spawn_app().await;
     let config = sender_config(&sender, &format!("http://127.0.0.1:{port}/as2"));
     let id = queue(&config);
@@ -332,10 +336,7 @@ async fn a_partner_that_is_down_gets_the_message_once_it_is_up() {
 
 #[tokio::test]
 async fn a_retry_waits_the_partnerships_backoff_not_the_relays() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let port = free_port();
     let sender = spawn_app().await;
     // The relay's own backoff is 1 ms (`[outbound.retry]`); the partnership's 10 min.
     let config = sender_config_with(

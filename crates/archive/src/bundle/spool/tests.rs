@@ -6,7 +6,7 @@ use crate::bundle::index::{
     BundleIndex, INDEX_VERSION, IndexCertificates, IndexMessage, IndexObject, IndexSegment,
     index_csv,
 };
-use chrono::{TimeZone, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use edihub_as2::Identity;
 use edihub_as2::crypto::verify_detached;
 use std::io::Read;
@@ -36,6 +36,22 @@ fn message(n: u128) -> IndexMessage {
     }
 }
 
+/// The signing identity, and the instant every field of the index is set to.
+fn hub_and_time() -> (Identity, DateTime<Utc>) {
+    let hub = Identity::from_pem(&fixture("hub.crt"), &fixture("hub.key")).expect("key");
+    (hub, Utc.timestamp_opt(1_800_000_000, 0).unwrap())
+}
+
+fn head(at: DateTime<Utc>, partner: Option<&str>) -> IndexHead<'_> {
+    IndexHead {
+        version: INDEX_VERSION,
+        exported_at: at,
+        from: at,
+        to: at,
+        partner,
+    }
+}
+
 fn read_all(mut file: std::fs::File) -> Vec<u8> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).expect("read");
@@ -44,15 +60,8 @@ fn read_all(mut file: std::fs::File) -> Vec<u8> {
 
 #[test]
 fn the_spooled_index_reads_as_the_index_and_its_signature_covers_it() {
-    let hub = Identity::from_pem(&fixture("hub.crt"), &fixture("hub.key")).expect("key");
-    let at = Utc.timestamp_opt(1_800_000_000, 0).unwrap();
-    let head = IndexHead {
-        version: INDEX_VERSION,
-        exported_at: at,
-        from: at,
-        to: at,
-        partner: Some("ACME"),
-    };
+    let (hub, at) = hub_and_time();
+    let head = head(at, Some("ACME"));
     let segment = IndexSegment {
         first_seq: 1,
         last_seq: 2,
@@ -104,15 +113,8 @@ fn the_spooled_index_reads_as_the_index_and_its_signature_covers_it() {
 
 #[test]
 fn an_empty_period_spools_an_index_with_no_messages() {
-    let hub = Identity::from_pem(&fixture("hub.crt"), &fixture("hub.key")).expect("key");
-    let at = Utc.timestamp_opt(1_800_000_000, 0).unwrap();
-    let head = IndexHead {
-        version: INDEX_VERSION,
-        exported_at: at,
-        from: at,
-        to: at,
-        partner: None,
-    };
+    let (hub, at) = hub_and_time();
+    let head = head(at, None);
     let certificates = IndexCertificates::default();
     let spool = IndexSpool::new(&head, &hub, 1_800_000_000).expect("spool");
     let tail = IndexTail {
