@@ -9,7 +9,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 /// The project sample with UNB 0031 = 1.
-fn acked_invoic() -> String {
+pub(crate) fn acked_invoic() -> String {
     let sample = String::from_utf8(fixture("edifact/invoic-eancom-d96a.edi")).expect("ASCII");
     let acked = sample.replace("+EH000001++INVOIC'", "+EH000001++INVOIC++1'");
     assert_ne!(acked, sample, "the fixture's UNB changed");

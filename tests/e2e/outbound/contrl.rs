@@ -4,9 +4,10 @@
 //! partner's own hub, which journals exactly the CONTRL's bytes.
 
 use super::{journaled, relay, sender_config_for, sent_until_settled};
+use crate::acknowledgement::acked_invoic;
 use edihub_config::{GatewaySettings, PartnerOutboundSettings, PartnerSettings};
 use edihub_events::{EdiAcknowledgementIssued, OutboundState, OutboundStatusChanged};
-use edihub_tests::{HUB, PARTNER, TestApp, fixture, fixture_path, spawn_app_with};
+use edihub_tests::{HUB, PARTNER, TestApp, fixture_path, spawn_app_with};
 
 /// The partner's own hub: `PARTNER` with partner-a's key (the one the test client signs
 /// with), which knows `HUB` by its certificate.
@@ -45,20 +46,12 @@ async fn hub_sending_to(url: String) -> TestApp {
     .await
 }
 
-/// The project sample with UNB 0031 = 1.
-fn acked_invoic() -> Vec<u8> {
-    let sample = String::from_utf8(fixture("edifact/invoic-eancom-d96a.edi")).expect("ASCII");
-    let acked = sample.replace("+EH000001++INVOIC'", "+EH000001++INVOIC++1'");
-    assert_ne!(acked, sample, "the fixture's UNB changed");
-    acked.into_bytes()
-}
-
 #[tokio::test]
 async fn a_contrl_asked_for_is_sent_back_to_a_partner_with_outbound_settings() {
     let partner = partner_hub().await;
     let hub = hub_sending_to(partner.as2_url()).await;
     let (message_id, _) = hub
-        .through_the_path(&acked_invoic(), "EdiAcknowledgementIssued")
+        .through_the_path(acked_invoic().as_bytes(), "EdiAcknowledgementIssued")
         .await;
 
     let record = hub
