@@ -13,7 +13,9 @@ use std::process::Command;
 use std::time::Duration;
 use uuid::Uuid;
 
+mod acknowledged;
 mod contrl;
+mod requested;
 
 /// The receiving hub's AS2 name.
 const RECEIVER: &str = "PARTNER-HUB";
@@ -88,6 +90,28 @@ fn sender_config_with(app: &TestApp, url: &str, outbound: &str) -> PathBuf {
 /// [`sender_config_with`] for the partner `partner` (partner-a's certificate). Its
 /// retries wait 1 ms unless `outbound` sets the partnership's backoff.
 fn sender_config_for(app: &TestApp, partner: &str, url: &str, outbound: &str) -> PathBuf {
+    let pair = Pair {
+        me: HUB,
+        my_key: "as2/hub",
+        partner,
+        partner_key: "as2/partner-a",
+    };
+    settings_file(app, &pair, url, outbound)
+}
+
+/// Who a settings file sends as and to whom: AS2 names, and the fixture stems of their
+/// `.crt` and `.key` files.
+struct Pair<'a> {
+    me: &'a str,
+    my_key: &'a str,
+    partner: &'a str,
+    partner_key: &'a str,
+}
+
+/// A settings file for the CLI and the relay on `app`'s database and broker: `pair.me`
+/// sends to `pair.partner` at `url`. Its retries wait 1 ms unless `outbound` sets the
+/// partnership's backoff.
+fn settings_file(app: &TestApp, pair: &Pair<'_>, url: &str, outbound: &str) -> PathBuf {
     let backoff = if outbound.contains("backoff_ms") {
         ""
     } else {
@@ -96,6 +120,8 @@ fn sender_config_for(app: &TestApp, partner: &str, url: &str, outbound: &str) ->
     let path = std::env::temp_dir().join(format!("edihub-outbound-{}.toml", app.suffix));
     let text = format!(
         r#"
+ops_listen = "127.0.0.1:0"
+
 [database]
 url = "{database}"
 
@@ -104,6 +130,14 @@ brokers = "{brokers}"
 
 [kafka.topics]
 outbound_status = "{topic}"
+outbound_requested = "{requested}"
+dead_letter = "{dead_letter}"
+
+[outbound_requests]
+group_id = "edihub-outbound-requests-{suffix}"
+
+[s3]
+endpoint = "{s3}"
 
 [outbound.retry]
 poll_interval_ms = 100
@@ -112,7 +146,7 @@ max_backoff_ms = 1
 max_attempts = 5
 
 [gateway]
-hub_as2_id = "{HUB}"
+hub_as2_id = "{me}"
 hub_certificate = "{hub_crt}"
 hub_private_key = "{hub_key}"
 
@@ -129,9 +163,15 @@ url = "{url}"
         database = app.database.url.expose(),
         brokers = app.kafka.brokers,
         topic = app.kafka.topics.outbound_status,
-        hub_crt = fixture_path("as2/hub.crt").display(),
-        hub_key = fixture_path("as2/hub.key").display(),
-        partner_crt = fixture_path("as2/partner-a.crt").display(),
+        requested = app.kafka.topics.outbound_requested,
+        dead_letter = app.kafka.topics.dead_letter,
+        suffix = app.suffix,
+        s3 = app.s3.endpoint.as_deref().unwrap_or_default(),
+        me = pair.me,
+        partner = pair.partner,
+        hub_crt = fixture_path(&format!("{}.crt", pair.my_key)).display(),
+        hub_key = fixture_path(&format!("{}.key", pair.my_key)).display(),
+        partner_crt = fixture_path(&format!("{}.crt", pair.partner_key)).display(),
     );
     std::fs::write(&path, text).expect("write the settings file");
     path

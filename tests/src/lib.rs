@@ -257,6 +257,7 @@ async fn spawn_gateway(configure: impl FnOnce(&mut edihub_config::GatewaySetting
     kafka.topics.acknowledgement_issued = format!("edi.acknowledgement.issued.{suffix}");
     kafka.topics.message_parsed = format!("edi.message.parsed.{suffix}");
     kafka.topics.outbound_status = format!("edi.outbound.status.{suffix}");
+    kafka.topics.outbound_requested = format!("edi.outbound.requested.{suffix}");
     kafka.topics.dead_letter = format!("edi.dead-letter.{suffix}");
     edihub_kafka::ensure_topics(&kafka, &kafka.topics.all())
         .await

@@ -176,6 +176,30 @@ impl ArchiveStore {
         Ok(bytes.into_bytes().to_vec())
     }
 
+    /// The latest version of `key`, or `None` when the bucket has no such key.
+    pub async fn get_if_exists(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let output = match self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await
+        {
+            Ok(output) => output,
+            Err(error) if error.as_service_error().is_some_and(|e| e.is_no_such_key()) => {
+                return Ok(None);
+            }
+            Err(error) => return Err(s3_error("GetObject", error)),
+        };
+        let bytes = output
+            .body
+            .collect()
+            .await
+            .map_err(|e| s3_error("GetObject body", e))?;
+        Ok(Some(bytes.into_bytes().to_vec()))
+    }
+
     /// GetObject of one version (the latest when `version_id` is `None`).
     async fn get_object(
         &self,

@@ -32,14 +32,17 @@ pub struct TopicSettings {
     pub message_parsed: String,
     /// Each state change of an outbound message (`OutboundStatusChanged`).
     pub outbound_status: String,
+    /// Where downstream systems ask the hub to send a document (`OutboundRequested`);
+    /// the outbox relay consumes it.
+    pub outbound_requested: String,
     /// Where consumers put events they could not handle after their retries, with the
     /// error in the record headers (`edihub_error`, `edihub_consumer`, ...).
     pub dead_letter: String,
 }
 
 impl TopicSettings {
-    /// Every topic the hub writes to, for creating them (`edihub init`, tests).
-    pub fn all(&self) -> [&str; 7] {
+    /// Every topic the hub writes to or reads, for creating them (`edihub init`, tests).
+    pub fn all(&self) -> [&str; 8] {
         [
             &self.inbound_received,
             &self.invoice_canonical,
@@ -47,6 +50,7 @@ impl TopicSettings {
             &self.acknowledgement_issued,
             &self.message_parsed,
             &self.outbound_status,
+            &self.outbound_requested,
             &self.dead_letter,
         ]
     }
@@ -61,6 +65,7 @@ impl Default for TopicSettings {
             acknowledgement_issued: "edi.acknowledgement.issued".into(),
             message_parsed: "edi.message.parsed".into(),
             outbound_status: "edi.outbound.status".into(),
+            outbound_requested: "edi.outbound.requested".into(),
             dead_letter: "edi.dead-letter".into(),
         }
     }

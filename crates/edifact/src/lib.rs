@@ -19,7 +19,8 @@
 //!   message mapped by type on the way, shared by the transform consumer and the CLI;
 //! - [`contrl`]: the CONTRL syntax and service report answering an interchange whose UNB
 //!   asks for one, built from [`check`]'s report;
-//! - [`received`]: CONTRL and APERAK from partners, decoded into what they acknowledge.
+//! - [`received`]: CONTRL and APERAK from partners, decoded into what they acknowledge;
+//! - [`references`]: what such an acknowledgement can name of an interchange the hub sends.
 //!
 //! Nothing here panics on input: every defect is a [`ParseError`], an
 //! [`invoic::MappingError`] or a [`received::ReadError`] that names the segment and byte
@@ -33,6 +34,7 @@ mod error;
 pub mod generic;
 pub mod invoic;
 pub mod received;
+pub mod references;
 mod segment;
 pub mod syntax;
 mod tokenizer;

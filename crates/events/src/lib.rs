@@ -14,12 +14,16 @@ use serde::{Deserialize, Serialize};
 use std::future::Future;
 use uuid::Uuid;
 
+mod acknowledged;
 mod outbound;
 mod parsed;
+mod requested;
 pub mod trace;
 
+pub use acknowledged::OutboundAcknowledged;
 pub use outbound::{OutboundState, OutboundStatusChanged, UnknownState};
 pub use parsed::{CharsetPolicy, EdiMessageParsed, Warning};
+pub use requested::{OutboundRequestRejected, OutboundRequested};
 
 /// Kafka record header names (CloudEvents binary mode, Kafka protocol binding).
 pub mod headers {
@@ -49,6 +53,10 @@ pub mod event_types {
     pub const EDI_ACKNOWLEDGEMENT_ISSUED: &str = "EdiAcknowledgementIssued";
     pub const EDI_MESSAGE_PARSED: &str = "EdiMessageParsed";
     pub const OUTBOUND_STATUS_CHANGED: &str = "OutboundStatusChanged";
+    pub const OUTBOUND_ACKNOWLEDGED: &str = "OutboundAcknowledged";
+    /// Published by downstream systems, not by the hub.
+    pub const OUTBOUND_REQUESTED: &str = "OutboundRequested";
+    pub const OUTBOUND_REQUEST_REJECTED: &str = "OutboundRequestRejected";
 }
 
 /// Aggregate type of events about one received message.
@@ -168,6 +176,18 @@ pub fn payload_schemas() -> Vec<(&'static str, schemars::Schema)> {
         (
             "outbound-status-changed",
             schemars::schema_for!(OutboundStatusChanged),
+        ),
+        (
+            "outbound-acknowledged",
+            schemars::schema_for!(OutboundAcknowledged),
+        ),
+        (
+            "outbound-requested",
+            schemars::schema_for!(OutboundRequested),
+        ),
+        (
+            "outbound-request-rejected",
+            schemars::schema_for!(OutboundRequestRejected),
         ),
     ]
 }
@@ -314,6 +334,18 @@ pub trait EventHandler: Send + Sync {
     type Error: std::fmt::Display + Send;
     fn handle(&self, event: &Envelope)
     -> impl Future<Output = Result<Handled, Self::Error>> + Send;
+}
+
+/// A borrowed handler handles as its owner does, so a component can keep its handler
+/// and run the consumer loop again after it stopped.
+impl<H: EventHandler> EventHandler for &H {
+    type Error = H::Error;
+    fn handle(
+        &self,
+        event: &Envelope,
+    ) -> impl Future<Output = Result<Handled, Self::Error>> + Send {
+        (**self).handle(event)
+    }
 }
 
 /// What a handler did with an event (counted in `edihub_consumer_events_total`).

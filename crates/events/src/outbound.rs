@@ -33,6 +33,10 @@ pub struct OutboundStatusChanged {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mic: Option<String>,
     pub changed_at: DateTime<Utc>,
+    /// `ce_id` of the `OutboundRequested` that asked for the message; absent for the
+    /// other sources (the CLI, CONTRLs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<Uuid>,
 }
 
 /// Where an outbound message stands.

@@ -17,15 +17,23 @@
 //! does not come within its partnership's `mdn_timeout_ms` is sent again, then failed,
 //! by a [`TimeoutSweep`].
 //!
-//! Sources: `edihub outbound send`, and the CONTRLs of partnerships with outbound
-//! settings, queued by the transform consumer with [`queue_in`] in its own transaction.
-//! Not here yet: the Kafka `edi.outbound.requested` source.
+//! Sources: `edihub outbound send`; the CONTRLs of partnerships with outbound
+//! settings, queued by the transform consumer with [`queue_in`] in its own transaction;
+//! and `OutboundRequested` events on `edi.outbound.requested`, queued by
+//! [`OutboundRequests`] (run by the outbox relay) with inbox dedup, or rejected with an
+//! `OutboundRequestRejected` event.
+//!
+//! The CONTRLs and APERAKs partners send back are matched to the interchanges they
+//! answer by [`record_acknowledgement`] (the transform consumer calls it for each one it
+//! reads), which records them beside the AS2 state with an `OutboundAcknowledged` event.
 
+mod acknowledgements;
 mod build;
 mod delivery;
 pub mod inbound_mdn;
 mod outcome;
 mod post;
+mod requests;
 mod sender;
 mod settings;
 pub mod stats;
@@ -33,12 +41,19 @@ mod store;
 mod timeouts;
 pub mod verdict;
 
+pub use acknowledgements::{
+    Acknowledgement, AcknowledgementSource, acknowledgements, record_acknowledgement,
+};
 pub use build::{BuildError, Built, build_message, message_id};
 pub use delivery::{
     DELIVERY_AGGREGATE_TYPE, DELIVERY_EVENT_TYPE, OutboundDelivery, delivery_event,
 };
 pub use edihub_events::OutboundState;
 pub use post::PostError;
+pub use requests::{
+    ClaimCheckError, ClaimChecks, OutboundRequests, REQUEST_AGGREGATE_TYPE, REQUEST_SOURCE,
+    RequestError, RequestSettings,
+};
 pub use sender::OutboundSender;
 pub use settings::SenderSettings;
 pub use store::{

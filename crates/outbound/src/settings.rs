@@ -23,6 +23,14 @@ pub struct SenderSettings {
     /// How often `sent` messages are checked for an overdue asynchronous MDN (each
     /// partnership's `mdn_timeout_ms`), in milliseconds.
     pub mdn_timeout_sweep_ms: u64,
+    /// Consume `OutboundRequested` events from `kafka.topics.outbound_requested` (default
+    /// true), as the consumer group of `[outbound_requests]`.
+    pub requests: bool,
+    /// The bucket (on `[s3]`'s endpoint) that requests' claim checks may point into;
+    /// none (the default): only inline documents are taken.
+    pub claim_check_bucket: Option<String>,
+    /// The largest document a request may carry or point to, in bytes.
+    pub max_document_bytes: u64,
 }
 
 impl Default for SenderSettings {
@@ -39,6 +47,9 @@ impl Default for SenderSettings {
             connect_timeout_ms: 30_000,
             proxy: None,
             mdn_timeout_sweep_ms: 10_000,
+            requests: true,
+            claim_check_bucket: None,
+            max_document_bytes: 50 * 1024 * 1024,
         }
     }
 }

@@ -28,6 +28,8 @@ pub enum StoreError {
     },
     #[error(transparent)]
     Database(#[from] sqlx::Error),
+    #[error("encoding an acknowledgement as JSON: {0}")]
+    Encoding(#[source] serde_json::Error),
 }
 
 /// A message to queue.
@@ -40,9 +42,11 @@ pub struct NewOutbound<'a> {
     pub content_type: &'a str,
     pub payload: &'a [u8],
     pub filename: Option<&'a str>,
-    /// Who asked for it: `cli`, or `contrl` (the transform consumer, acknowledging an
-    /// interchange).
+    /// Who asked for it: `cli`, `contrl` (the transform consumer, acknowledging an
+    /// interchange) or `kafka` (an `OutboundRequested` event).
     pub source: &'a str,
+    /// `ce_id` of the `OutboundRequested` event that asked for it.
+    pub request_id: Option<Uuid>,
 }
 
 /// One outbound message, without its payload.
@@ -67,6 +71,16 @@ pub struct OutboundMessage {
     #[serde(serialize_with = "lossy_text")]
     pub mdn: Option<Vec<u8>>,
     pub source: String,
+    /// UNB 0020 of an EDIFACT payload: what a partner's CONTRL names.
+    pub unb_reference: Option<String>,
+    /// BGM 1004 of its messages: what a partner's APERAK names.
+    pub document_numbers: Vec<String>,
+    /// The verdict of the latest CONTRL or APERAK matched to it (`accepted`,
+    /// `rejected`, `received`, `partially-accepted`), and when it came.
+    pub acknowledgement: Option<String>,
+    pub acknowledged_at: Option<DateTime<Utc>>,
+    /// `ce_id` of the `OutboundRequested` event that asked for it.
+    pub request_id: Option<Uuid>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -89,9 +103,11 @@ pub struct Filter {
 }
 
 /// The columns of [`OutboundMessage`], of the table as `m` (every statement names it so).
-const COLUMNS: &str = "m.id, m.partner_as2_id, m.hub_as2_id, m.as2_message_id, m.content_type,
+pub(crate) const COLUMNS: &str =
+    "m.id, m.partner_as2_id, m.hub_as2_id, m.as2_message_id, m.content_type,
     octet_length(m.payload)::bigint AS size, m.sha256, m.filename, m.state, m.attempts,
     m.last_error, m.mic_expected, m.mic_reported, m.mdn_content_type, m.mdn, m.source,
+    m.unb_reference, m.document_numbers, m.acknowledgement, m.acknowledged_at, m.request_id,
     m.created_at, m.updated_at";
 
 /// The store, and the topic its status events go to.
@@ -265,10 +281,12 @@ pub async fn queue_in(
 ) -> Result<OutboundMessage, StoreError> {
     let id = Uuid::now_v7();
     let sha256 = hex::encode(Sha256::digest(new.payload));
+    let references = edihub_edifact::references::read(new.payload);
     let message: OutboundMessage = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "INSERT INTO outbound_message AS m (id, partner_as2_id, hub_as2_id, as2_message_id,
-             content_type, payload, sha256, filename, source)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             content_type, payload, sha256, filename, source, unb_reference, unb_sender,
+             document_numbers, request_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, '{{}}'), $13)
          RETURNING {COLUMNS}"
     )))
     .bind(id)
@@ -280,6 +298,10 @@ pub async fn queue_in(
     .bind(&sha256)
     .bind(new.filename)
     .bind(new.source)
+    .bind(references.as_ref().map(|r| &r.control_reference))
+    .bind(references.as_ref().map(|r| &r.sender_id))
+    .bind(references.as_ref().map(|r| &r.document_numbers))
+    .bind(new.request_id)
     .fetch_one(&mut *conn)
     .await?;
     edihub_outbox::enqueue_on(conn, CHANNEL, &delivery_event(id, new.partner)).await?;
@@ -306,6 +328,7 @@ pub fn status_event(
         reason: reason.map(str::to_owned),
         mic: message.mic_reported.clone(),
         changed_at: message.updated_at,
+        request_id: message.request_id,
     };
     NewEvent {
         id: Uuid::now_v7(),

@@ -4,8 +4,9 @@
 //! one, one `EdiMessageRejected` event with the faults and their positions. When UNB asks
 //! for an acknowledgement, an `EdiAcknowledgementIssued` event with the CONTRL follows.
 //! When the partnership has outbound settings (the event says so), the CONTRL is also
-//! queued as an outbound AS2 message to the partner. The partnership's charset policy
-//! comes with the event.
+//! queued as an outbound AS2 message to the partner. A CONTRL or APERAK the partner
+//! sends is matched to the outbound interchange it answers. The partnership's charset
+//! policy comes with the event.
 //!
 //! Architecture invariant: the inbox row, the canonical invoice rows and the outbox rows
 //! commit in one transaction.
@@ -22,6 +23,7 @@ use edihub_edifact::InterchangeHeader;
 use edihub_edifact::check::{self, MessageOutput, Report};
 use edihub_edifact::contrl::{self, ContrlParams, Prepared};
 use edihub_edifact::invoic::CanonicalInvoice;
+use edihub_edifact::received::ReceivedAcknowledgement;
 use edihub_events::{
     AGGREGATE_EDI_MESSAGE, AcknowledgementAction, EdiAcknowledgementIssued, EdiMessageReceived,
     EdiMessageRejected, Envelope, EventHandler, Fault, Handled, InvoiceTransformed, event_types,
@@ -42,7 +44,7 @@ pub enum TransformError {
     ClaimCheck(#[from] edihub_journal::ClaimCheckError),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
-    #[error("queueing the CONTRL for the partner: {0}")]
+    #[error("queueing the CONTRL for the partner, or recording a partner's: {0}")]
     Outbound(#[from] edihub_outbound::StoreError),
     /// The mapping thread panicked (a bug: the parser promises not to) or was cancelled.
     #[error("mapping task failed: {0}")]
@@ -152,6 +154,10 @@ impl Transformer {
                     .await?;
                 stored_invoices += 1;
             }
+            if let Some(ack) = &output.acknowledgement {
+                self.match_acknowledgement(&mut effects, message_id, &received, ack)
+                    .await?;
+            }
         }
         let report = evaluation.await.map_err(TransformError::Mapping)?;
         let acknowledgement = acknowledgement(&report, message_id, &received);
@@ -230,10 +236,47 @@ impl Transformer {
                 payload: &ack.contrl_bytes(),
                 filename: Some(&filename),
                 source: "contrl",
+                request_id: None,
             },
         )
         .await?;
         Ok(queued.id)
+    }
+
+    /// Records a partner's CONTRL or APERAK on the outbound message it answers, if the
+    /// hub sent one (inside the interchange's savepoint: a rejected interchange
+    /// acknowledges nothing).
+    async fn match_acknowledgement(
+        &self,
+        tx: &mut PgConnection,
+        message_id: Uuid,
+        received: &EdiMessageReceived,
+        ack: &ReceivedAcknowledgement,
+    ) -> Result<(), TransformError> {
+        let source = edihub_outbound::AcknowledgementSource {
+            partner: &received.as2_from,
+            hub_as2_id: &received.as2_to,
+            message_id,
+        };
+        let matched =
+            edihub_outbound::record_acknowledgement(tx, &self.topics.outbound_status, &source, ack)
+                .await?;
+        match matched {
+            Some(outbound) => tracing::info!(
+                %message_id,
+                outbound_id = %outbound.id,
+                message_type = %ack.message_type,
+                action = ack.action.as_str(),
+                "acknowledgement matched to an outbound message"
+            ),
+            None => tracing::info!(
+                %message_id,
+                message_type = %ack.message_type,
+                interchange_reference = ?ack.interchange_reference,
+                "acknowledgement answers no outbound message"
+            ),
+        }
+        Ok(())
     }
 
     async fn store_invoice(

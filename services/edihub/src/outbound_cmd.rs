@@ -5,7 +5,9 @@ use crate::Settings;
 use anyhow::{Context, bail};
 use chrono::{DateTime, Utc};
 use clap::Subcommand;
-use edihub_outbound::{Filter, NewOutbound, OutboundMessage, OutboundState, OutboundStore};
+use edihub_outbound::{
+    Acknowledgement, Filter, NewOutbound, OutboundMessage, OutboundState, OutboundStore,
+};
 use edihub_partners::live::LiveDirectory;
 use std::path::PathBuf;
 use uuid::Uuid;
@@ -37,7 +39,8 @@ pub enum OutboundCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Show one outbound message, with its last error and MDN.
+    /// Show one outbound message, with its last error, its MDN and the CONTRLs and
+    /// APERAKs the partner answered it with.
     Show {
         id: Uuid,
         #[arg(long)]
@@ -87,10 +90,15 @@ pub async fn run(settings: &Settings, command: OutboundCommand) -> anyhow::Resul
                 .show(id)
                 .await?
                 .with_context(|| format!("no outbound message {id}"))?;
+            let mut conn = store.pool().acquire().await?;
+            let acknowledgements = edihub_outbound::acknowledgements(&mut conn, id).await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&message)?);
+                let mut shown = serde_json::to_value(&message)?;
+                shown["acknowledgements"] = serde_json::to_value(&acknowledgements)?;
+                println!("{}", serde_json::to_string_pretty(&shown)?);
             } else {
                 print_message(&message);
+                print_acknowledgements(&acknowledgements);
             }
             Ok(())
         }
@@ -141,6 +149,7 @@ async fn send(
             payload: &payload,
             filename,
             source: "cli",
+            request_id: None,
         })
         .await?;
     eprintln!(
@@ -153,11 +162,12 @@ async fn send(
 
 fn summary_line(message: &OutboundMessage) -> String {
     format!(
-        "{}  {:<9}  {:<20}  attempts {}  {}  {}",
+        "{}  {:<9}  {:<20}  attempts {}  ack {:<18}  {}  {}",
         message.id,
         message.state.as_str(),
         message.partner_as2_id,
         message.attempts,
+        message.acknowledgement.as_deref().unwrap_or("-"),
         message.created_at.to_rfc3339(),
         message
             .last_error
@@ -198,6 +208,19 @@ fn print_message(message: &OutboundMessage) {
     );
     println!("source:           {}", message.source);
     println!(
+        "UNB reference:    {}",
+        message.unb_reference.clone().unwrap_or_else(none)
+    );
+    println!(
+        "acknowledgement:  {}",
+        message
+            .acknowledgement
+            .as_ref()
+            .zip(message.acknowledged_at)
+            .map(|(action, at)| format!("{action} at {at}"))
+            .unwrap_or_else(none)
+    );
+    println!(
         "created, updated: {} {}",
         message.created_at, message.updated_at
     );
@@ -207,5 +230,18 @@ fn print_message(message: &OutboundMessage) {
             message.mdn_content_type.as_deref().unwrap_or("")
         );
         println!("{}", String::from_utf8_lossy(mdn));
+    }
+}
+
+fn print_acknowledgements(acknowledgements: &[Acknowledgement]) {
+    for ack in acknowledgements {
+        println!(
+            "--- {} {} {} at {} (received message {}) ---",
+            ack.message_type, ack.message_reference, ack.action, ack.received_at, ack.message_id
+        );
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&ack.detail).unwrap_or_default()
+        );
     }
 }

@@ -1,11 +1,14 @@
 //! Wiring of the outbox relay: the only process that publishes to Kafka, and the
 //! sender of outbound AS2 messages (a second relay, on the `as2-outbound` channel).
 
+mod claim_checks;
 mod outbound;
 
 pub use outbound::OutboundRelay;
 
-use edihub_config::{DatabaseSettings, GatewaySettings, KafkaSettings, RelaySettings};
+use edihub_config::{
+    ConsumerSettings, DatabaseSettings, GatewaySettings, KafkaSettings, RelaySettings, S3Settings,
+};
 use edihub_kafka::KafkaPublisher;
 use edihub_metrics::component;
 use edihub_outbound::SenderSettings;
@@ -25,10 +28,20 @@ pub struct Settings {
     /// Read for the hub's identities and the file's partnerships (the same
     /// `[gateway]` section the gateway reads), which the outbound sender uses.
     pub gateway: GatewaySettings,
+    /// The consumer of `OutboundRequested` events (`[outbound_requests]`; group
+    /// [`REQUESTS_GROUP`] unless set), run with the sender when `outbound.requests`.
+    pub outbound_requests: ConsumerSettings,
+    /// The endpoint and credentials for requests' claim checks; the bucket read is
+    /// `outbound.claim_check_bucket`, not `s3.bucket`.
+    pub s3: S3Settings,
     /// Where `/metrics`, `/health` and `/ready` are served (port 0 picks one).
     #[serde(default = "default_ops_listen")]
     pub ops_listen: String,
 }
+
+/// The default consumer group of `OutboundRequested` events, which is also the
+/// consumer's name in the inbox.
+pub const REQUESTS_GROUP: &str = "edihub-outbound-requests";
 
 fn default_ops_listen() -> String {
     "127.0.0.1:9101".into()
@@ -42,6 +55,8 @@ impl Default for Settings {
             relay: Default::default(),
             outbound: Default::default(),
             gateway: Default::default(),
+            outbound_requests: Default::default(),
+            s3: Default::default(),
             ops_listen: default_ops_listen(),
         }
     }

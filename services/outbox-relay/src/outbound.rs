@@ -1,9 +1,15 @@
 //! The second relay of this process: outbound AS2 messages (outbox channel
-//! `as2-outbound`), sent as the partner directory says, and the MDN timeout's sweep
+//! `as2-outbound`), sent as the partner directory says; the MDN timeout's sweep
 //! (`outbound.mdn_timeout_sweep_ms`), which sends again what waited too long for its
-//! asynchronous MDN.
+//! asynchronous MDN; and the consumer of `OutboundRequested` events, which queues what
+//! downstream systems ask to send.
 
-use edihub_outbound::{CHANNEL, OutboundSender, OutboundStore, SweepReport, TimeoutSweep};
+use crate::claim_checks::S3ClaimChecks;
+use edihub_config::{ConsumerSettings, KafkaSettings};
+use edihub_outbound::{
+    CHANNEL, OutboundRequests, OutboundSender, OutboundStore, RequestSettings, SweepReport,
+    TimeoutSweep,
+};
 use edihub_outbox::{Relay, StepReport};
 use edihub_partners::live::LiveDirectory;
 use sqlx::PgPool;
@@ -17,6 +23,7 @@ use crate::Settings;
 pub struct OutboundRelay {
     relay: Relay<OutboundSender>,
     timeouts: TimeoutSweep,
+    requests: Option<Requests>,
     directory: Arc<LiveDirectory>,
     pool: PgPool,
     reload_interval: Duration,
@@ -40,9 +47,14 @@ impl OutboundRelay {
             settings.outbound.retry.clone(),
             CHANNEL,
         );
+        let requests = settings
+            .outbound
+            .requests
+            .then(|| Requests::new(settings, pool.clone(), Arc::clone(&directory)));
         Ok(Self {
             relay,
             timeouts,
+            requests,
             directory,
             pool,
             reload_interval: Duration::from_millis(settings.gateway.partner_reload_ms),
@@ -83,7 +95,14 @@ impl OutboundRelay {
             }
         };
         let sweeps = self.sweep_until(shutdown.clone());
-        tokio::join!(reloads, sending, sweeps);
+        // Boxed: the consumer loop's future is deep enough to overflow the compiler's
+        // layout recursion limit nested in this one.
+        let requests = async {
+            if let Some(requests) = &self.requests {
+                Box::pin(requests.consume_until(shutdown.clone())).await;
+            }
+        };
+        tokio::join!(reloads, sending, sweeps, requests);
     }
 
     /// Sweeps every `sweep_interval` until `shutdown`; a failed sweep (database down) is
@@ -98,6 +117,62 @@ impl OutboundRelay {
             }
             if let Err(error) = self.timeouts.sweep().await {
                 tracing::error!(%error, "MDN timeout sweep failed; trying again later");
+            }
+        }
+    }
+}
+
+/// The `OutboundRequested` consumer and what it runs with.
+struct Requests {
+    handler: OutboundRequests<S3ClaimChecks>,
+    kafka: KafkaSettings,
+    consumer: ConsumerSettings,
+}
+
+impl Requests {
+    fn new(settings: &Settings, pool: PgPool, directory: Arc<LiveDirectory>) -> Self {
+        let consumer = settings
+            .outbound_requests
+            .clone()
+            .or_default_group(crate::REQUESTS_GROUP);
+        let bucket = settings.outbound.claim_check_bucket.clone();
+        let claim_checks = S3ClaimChecks::new(&settings.s3, bucket.as_deref().unwrap_or(""));
+        let handler = OutboundRequests::new(
+            pool,
+            directory,
+            claim_checks,
+            RequestSettings {
+                consumer: consumer.group_id.clone(),
+                status_topic: settings.kafka.topics.outbound_status.clone(),
+                main_hub: settings.gateway.hub_as2_id.clone(),
+                claim_check_bucket: bucket,
+                max_document_bytes: settings.outbound.max_document_bytes,
+            },
+        );
+        Self {
+            handler,
+            kafka: settings.kafka.clone(),
+            consumer,
+        }
+    }
+
+    /// Consumes until `shutdown`; a consumer that fails (the broker unreachable when it
+    /// subscribes) is started again after 5 s, its events waiting in the topic.
+    async fn consume_until(&self, shutdown: CancellationToken) {
+        let topic = &self.kafka.topics.outbound_requested;
+        while let Err(error) = edihub_kafka::run_consumer(
+            &self.kafka,
+            &self.consumer,
+            topic,
+            &self.handler,
+            shutdown.clone(),
+        )
+        .await
+        {
+            tracing::error!(%error, topic, "outbound request consumer stopped; retrying in 5 s");
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = tokio::time::sleep(Duration::from_secs(5)) => {}
             }
         }
     }

@@ -50,6 +50,7 @@ impl Hub {
         topics.invoice_canonical = format!("edi.invoice.canonical.{suffix}");
         topics.inbound_rejected = format!("edi.inbound.rejected.{suffix}");
         topics.acknowledgement_issued = format!("edi.acknowledgement.issued.{suffix}");
+        topics.outbound_requested = format!("edi.outbound.requested.{suffix}");
         topics.dead_letter = format!("edi.dead-letter.{suffix}");
         edihub_kafka::ensure_topics(&kafka, &kafka.topics.all())
             .await
@@ -108,6 +109,7 @@ inbound_received = {received}
 invoice_canonical = {canonical}
 inbound_rejected = {rejected}
 acknowledgement_issued = {acknowledged}
+outbound_requested = {requested}
 dead_letter = {dead}
 [s3]
 endpoint = {endpoint}
@@ -136,6 +138,7 @@ seal_private_key = {hub_key}
             canonical = quoted(&topics.invoice_canonical),
             rejected = quoted(&topics.inbound_rejected),
             acknowledged = quoted(&topics.acknowledgement_issued),
+            requested = quoted(&topics.outbound_requested),
             dead = quoted(&topics.dead_letter),
             endpoint = quoted(self.s3.endpoint.as_deref().unwrap_or_default()),
             bucket = quoted(&self.s3.bucket),

@@ -12,23 +12,37 @@ use edihub_tests::{HUB, PARTNER, TestApp, fixture_path, spawn_app_with};
 /// The partner's own hub: `PARTNER` with partner-a's key (the one the test client signs
 /// with), which knows `HUB` by its certificate.
 async fn partner_hub() -> TestApp {
-    spawn_app_with(|gateway: &mut GatewaySettings| {
+    partner_hub_answering(None).await
+}
+
+/// [`partner_hub`] listening on `listen`, which sends to `HUB` at `url` (so it sends the
+/// CONTRLs `HUB` asks for back there), when given as `Some((listen, url))`.
+pub(super) async fn partner_hub_answering(sends_back: Option<(String, String)>) -> TestApp {
+    spawn_app_with(move |gateway: &mut GatewaySettings| {
         gateway.hub_as2_id = PARTNER.into();
         gateway.hub_certificate = Some(fixture_path("as2/partner-a.crt"));
         gateway.hub_private_key = Some(fixture_path("as2/partner-a.key"));
-        gateway.partners = vec![PartnerSettings {
+        let mut hub = PartnerSettings {
             as2_id: HUB.into(),
             certificates: vec![fixture_path("as2/hub.crt")],
             require_signature: true,
             require_encryption: true,
             ..Default::default()
-        }];
+        };
+        if let Some((listen, url)) = sends_back {
+            gateway.listen = listen;
+            hub.outbound = Some(PartnerOutboundSettings {
+                url,
+                ..Default::default()
+            });
+        }
+        gateway.partners = vec![hub];
     })
     .await
 }
 
 /// The hub, which sends to `PARTNER` at `url`.
-async fn hub_sending_to(url: String) -> TestApp {
+pub(super) async fn hub_sending_to(url: String) -> TestApp {
     spawn_app_with(move |gateway: &mut GatewaySettings| {
         gateway.hub_certificate = Some(fixture_path("as2/hub.crt"));
         gateway.hub_private_key = Some(fixture_path("as2/hub.key"));
