@@ -6,6 +6,7 @@
 //! pyas2lib runs in the venv that `bash deploy/stack.sh up` makes (`$EDIHUB_VENV`, default
 //! `~/.cache/edihub/venv`); without it these tests fail, they never skip.
 
+mod outbound;
 mod receiving;
 
 use base64::Engine as _;

@@ -5,7 +5,7 @@
 //! answers wrongly on purpose.
 //!
 //! The API ([`ReceivingPeer`], [`ReceiverOptions`], [`Received`]) is for any test that
-//! sends: today `edihub send` (below), the hub's outbound sender next. Like the rest of
+//! sends: `edihub send` (below) and the hub's outbound sender (`outbound.rs`). Like the rest of
 //! tests/interop it needs the pyas2lib venv and fails loudly without it.
 
 use base64::Engine as _;
@@ -54,6 +54,8 @@ pub(crate) enum AsyncMdn {
     Once,
     Never,
     Twice,
+    /// Once, before the message's POST is answered.
+    First,
 }
 
 impl AsyncMdn {
@@ -63,6 +65,7 @@ impl AsyncMdn {
             AsyncMdn::Once => "once",
             AsyncMdn::Never => "never",
             AsyncMdn::Twice => "twice",
+            AsyncMdn::First => "first",
         }
     }
 }
@@ -357,16 +360,16 @@ const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
 
 /// The S/MIME choices of one `edihub send`, in its own spelling.
 #[derive(Debug, Clone, Copy)]
-struct Choice {
-    sign: Option<&'static str>,
-    encrypt: Option<&'static str>,
-    compress: bool,
-    signed_mdn: Option<&'static str>,
+pub(crate) struct Choice {
+    pub sign: Option<&'static str>,
+    pub encrypt: Option<&'static str>,
+    pub compress: bool,
+    pub signed_mdn: Option<&'static str>,
 }
 
 impl Choice {
     /// Signed, encrypted and a signed MDN, with the digests agreeing.
-    const SECURE: Choice = Choice {
+    pub(crate) const SECURE: Choice = Choice {
         sign: Some("sha256"),
         encrypt: Some("aes256"),
         compress: false,
@@ -441,8 +444,14 @@ fn asn1crypto_name(ours: &str) -> &str {
     }
 }
 
-/// How what pyas2lib parsed differs from what `choice` sent.
-fn differences(got: &Received, choice: Choice, payload: &[u8]) -> Vec<String> {
+/// How what pyas2lib parsed differs from what `choice` sent, with a sync MDN asked for
+/// unless `asynchronous`.
+pub(crate) fn differences(
+    got: &Received,
+    choice: Choice,
+    payload: &[u8],
+    asynchronous: bool,
+) -> Vec<String> {
     let mdn = got.mdn.as_ref();
     let checks = [
         ("status", got.status == "processed"),
@@ -457,7 +466,10 @@ fn differences(got: &Received, choice: Choice, payload: &[u8]) -> Vec<String> {
             got.cipher.as_deref() == choice.encrypt.map(asn1crypto_name),
         ),
         ("compressed", got.compressed == choice.compress),
-        ("sync MDN", mdn.is_some_and(|m| !m.asynchronous)),
+        (
+            "MDN mode",
+            mdn.is_some_and(|m| m.asynchronous == asynchronous),
+        ),
         (
             "MDN signed",
             mdn.is_some_and(|m| m.signed == choice.signed_mdn.is_some()),
@@ -497,7 +509,7 @@ async fn send_matrix(signed_mdn: Option<&'static str>) {
                     .iter()
                     .find(|r| r.message_id == message_id)
                     .expect("pyas2lib got the message");
-                for difference in differences(got, choice, &payload) {
+                for difference in differences(got, choice, &payload, false) {
                     failures.push(format!("{choice:?}: {difference}"));
                 }
                 // Every case is a receipt `edihub send` takes, pyas2lib's signed MDN for

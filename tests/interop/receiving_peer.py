@@ -39,7 +39,7 @@ from pyas2lib import Mdn, Message, Organization, Partner
 from email import message_from_bytes as parse_mime
 
 MDN_FAULTS = ("none", "error", "wrong-mic", "wrong-key", "unsigned")
-ASYNC_MODES = ("once", "never", "twice")
+ASYNC_MODES = ("once", "never", "twice", "first")
 
 
 def read(fixtures: Path, name: str) -> bytes:
@@ -71,7 +71,10 @@ class Peer:
         # Neither signature nor encryption required: the tests choose what the hub sends.
         self.hub = Partner(as2_name=args.hub, verify_cert=read(fixtures, "hub.crt"))
         self.fault = args.mdn_fault
-        self.async_posts = {"once": 1, "never": 0, "twice": 2}[args.async_mdn]
+        self.async_posts = {"once": 1, "never": 0, "twice": 2, "first": 1}[args.async_mdn]
+        # "first": the MDN is POSTed before the message's own POST is answered, as a
+        # fast partner may do.
+        self.async_first = args.async_mdn == "first"
         self.unavailable_left = args.unavailable
         self.lock = threading.Lock()
 
@@ -207,6 +210,10 @@ class Handler(BaseHTTPRequestHandler):
         emit(record)
         if mdn is not None and mdn.mdn_mode == "SYNC":
             self.answer(200, unfolded(mdn.headers), mdn_content(mdn))
+            return
+        if mdn is not None and self.peer.async_first:
+            post_async(self.peer, record["message_id"], mdn)
+            self.answer(200, [], b"")
             return
         self.answer(200, [], b"")
         if mdn is not None:

@@ -5,6 +5,7 @@
 //! The stack must be up (`bash deploy/stack.sh up`); `deploy/test.sh` does that first.
 
 pub mod cpu;
+pub mod outbound;
 pub mod tls;
 
 use edihub_archive::ArchiveStore;

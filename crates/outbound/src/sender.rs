@@ -167,6 +167,17 @@ impl OutboundSender {
             Err(error) => return Ok(Outcome::Unsendable(error.to_string())),
         };
         let mic_expected = Some(built.sent.expected_mic.header_value());
+        let record = SentRecord {
+            receipt: serde_json::to_value(SentReceipt::of(&built.sent)).unwrap_or_default(),
+            mic_content: built.sent.mic_content.clone(),
+        };
+        // A partner may POST the asynchronous MDN before this POST's answer comes back.
+        if matches!(outbound.mdn, MdnRequest::Async { .. }) {
+            self.store
+                .await_receipt(message.id, &record)
+                .await
+                .map_err(PublishError::new)?;
+        }
         let timeout = Duration::from_millis(outbound.timeout_ms);
         let started = std::time::Instant::now();
         let answer = post::post(
@@ -206,10 +217,7 @@ impl OutboundSender {
         let (to, mut attempt) = settle(posted, last, attempt_no, mic_expected);
         attempt.sent = match to {
             // What the asynchronous MDN will be judged against.
-            OutboundState::Sent => SentColumns::Set(SentRecord {
-                receipt: serde_json::to_value(SentReceipt::of(&built.sent)).unwrap_or_default(),
-                mic_content: built.sent.mic_content,
-            }),
+            OutboundState::Sent => SentColumns::Set(record),
             // A retry: the MDN of an earlier POST (before the MDN timeout) still counts.
             OutboundState::Queued => SentColumns::Keep,
             _ => SentColumns::Clear,

@@ -232,6 +232,27 @@ impl OutboundStore {
         Ok(Some(message))
     }
 
+    /// Records what an asynchronous MDN will be judged against before the POST that
+    /// asks for it, so an MDN the partner sends before the sender's outcome commits is
+    /// judged rather than ignored. An earlier POST's record is kept: its MDN is still
+    /// welcome, and judged as that POST was sent.
+    pub(crate) async fn await_receipt(
+        &self,
+        id: Uuid,
+        record: &SentRecord,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "UPDATE outbound_message SET sent_receipt = $2, sent_mic_content = $3
+             WHERE id = $1 AND state = 'queued' AND sent_receipt IS NULL",
+        )
+        .bind(id)
+        .bind(&record.receipt)
+        .bind(&record.mic_content)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// Applies `change` to `id` when it is in one of the change's `from` states, with
     /// its event when the state changes; `None`: not in such a state (or no such row).
     pub(crate) async fn apply(

@@ -1,0 +1,197 @@
+//! The hub's outbound sender (the outbox relay's `as2-outbound` channel) against pyas2lib
+//! as the receiving partner: every sign x encrypt x compress combination a partnership's
+//! outbound settings can ask for, with each kind of MDN (sync unsigned, sync signed,
+//! async signed: pyas2lib POSTs that one to the test hub's gateway). Each message must
+//! end `delivered`, and pyas2lib must have read exactly what the settings asked for.
+
+use super::receiving::{AsyncMdn, Choice, ReceiverOptions, ReceivingPeer, differences};
+use edihub_outbound::{NewOutbound, OutboundStore};
+use edihub_tests::outbound::{Pair, relay, settings_file};
+use edihub_tests::{HUB, PARTNER, TestApp, fixture, fixture_path, spawn_app_with, wait_for};
+use outbox_relay::OutboundRelay;
+use std::time::Duration;
+use uuid::Uuid;
+
+use super::INVOIC;
+
+/// The MDN a partnership asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MdnMode {
+    SyncUnsigned,
+    SyncSigned,
+    AsyncSigned,
+}
+
+/// The test hub: `HUB` with its key, and `PARTNER` (partner-a's certificate) as a
+/// partnership it sends to, so its gateway takes pyas2lib's asynchronous MDNs.
+async fn hub() -> TestApp {
+    spawn_app_with(|gateway| {
+        gateway.hub_certificate = Some(fixture_path("as2/hub.crt"));
+        gateway.hub_private_key = Some(fixture_path("as2/hub.key"));
+        for partner in gateway.partners.iter_mut().filter(|p| p.as2_id == PARTNER) {
+            partner.certificates = vec![fixture_path("as2/partner-a.crt")];
+            partner.outbound = Some(edihub_config::PartnerOutboundSettings {
+                // Only that it is a partner the hub sends to matters to the gateway.
+                url: "http://127.0.0.1:9/as2".into(),
+                ..Default::default()
+            });
+        }
+    })
+    .await
+}
+
+/// `[gateway.partners.outbound]` lines for `choice` and `mode`.
+fn outbound_lines(choice: Choice, mode: MdnMode, return_url: &str) -> String {
+    let mdn = match mode {
+        MdnMode::SyncUnsigned => "mdn = \"sync\"\nmdn_signed = \"none\"".to_owned(),
+        MdnMode::SyncSigned => "mdn = \"sync\"\nmdn_signed = \"sha256\"".to_owned(),
+        MdnMode::AsyncSigned => {
+            format!("mdn = \"async\"\nmdn_signed = \"sha256\"\nasync_mdn_url = \"{return_url}\"")
+        }
+    };
+    format!(
+        "sign = \"{}\"\nencrypt = \"{}\"\ncompress = {}\n{mdn}",
+        choice.sign.unwrap_or("none"),
+        choice.encrypt.unwrap_or("none"),
+        choice.compress,
+    )
+}
+
+/// Queues the INVOIC to `PARTNER`; its id.
+async fn queue(app: &TestApp, payload: &[u8]) -> Uuid {
+    let store = OutboundStore::new(app.pool.clone(), &app.kafka.topics.outbound_status);
+    let queued = store
+        .queue(&NewOutbound {
+            partner: PARTNER,
+            hub_as2_id: HUB,
+            content_type: "application/edifact",
+            payload,
+            filename: Some("invoic.edi"),
+            source: "cli",
+            request_id: None,
+        })
+        .await
+        .expect("queued");
+    queued.id
+}
+
+/// Steps the relay until message `id` is `delivered` or `failed`: (state, last error,
+/// AS2 Message-ID).
+async fn finished(
+    relay: &OutboundRelay,
+    app: &TestApp,
+    id: Uuid,
+) -> (String, Option<String>, String) {
+    wait_for(
+        "the message delivered or failed",
+        Duration::from_secs(30),
+        || async {
+            relay.step().await.expect("step");
+            let row: (String, Option<String>, String) = sqlx::query_as(
+                "SELECT state, last_error, as2_message_id FROM outbound_message WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("outbound row");
+            matches!(row.0.as_str(), "delivered" | "failed").then_some(row)
+        },
+    )
+    .await
+}
+
+/// Sends every combination with `mode`'s MDN; collects every disagreement.
+async fn sender_matrix(mode: MdnMode) {
+    let app = hub().await;
+    let peer = ReceivingPeer::start(&ReceiverOptions {
+        async_mdn: AsyncMdn::Once,
+        ..ReceiverOptions::default()
+    });
+    let payload = fixture(INVOIC);
+    let signed_mdn = (mode != MdnMode::SyncUnsigned).then_some("sha256");
+    let pair = Pair {
+        me: HUB,
+        my_key: "as2/hub",
+        partner: PARTNER,
+        partner_key: "as2/partner-a",
+    };
+    let mut failures = Vec::new();
+    let mut sent = 0;
+    for sign in [None, Some("sha1"), Some("sha256"), Some("sha512")] {
+        for encrypt in [None, Some("3des"), Some("aes128"), Some("aes256")] {
+            for compress in [false, true] {
+                let choice = Choice {
+                    sign,
+                    encrypt,
+                    compress,
+                    signed_mdn,
+                };
+                let lines = outbound_lines(choice, mode, &app.as2_url());
+                let config = settings_file(&app, &pair, peer.url(), &lines);
+                let relay = relay(&config, &app).await;
+                let id = queue(&app, &payload).await;
+                let (state, error, message_id) = finished(&relay, &app, id).await;
+                sent += 1;
+                if state != "delivered" {
+                    failures.push(format!("{choice:?}: {state}: {error:?}"));
+                }
+                let received = peer.wait_received(sent).await;
+                let got = received
+                    .iter()
+                    .find(|r| r.message_id == message_id)
+                    .expect("pyas2lib got the message");
+                let asynchronous = mode == MdnMode::AsyncSigned;
+                for difference in differences(got, choice, &payload, asynchronous) {
+                    failures.push(format!("{choice:?}: {difference}"));
+                }
+            }
+        }
+    }
+    assert_eq!(sent, 32);
+    assert!(
+        failures.is_empty(),
+        "{mode:?}: {} failure(s) in {sent} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outbound_sender_delivers_every_combination_to_pyas2lib_with_sync_unsigned_mdns() {
+    sender_matrix(MdnMode::SyncUnsigned).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outbound_sender_delivers_every_combination_to_pyas2lib_with_sync_signed_mdns() {
+    sender_matrix(MdnMode::SyncSigned).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outbound_sender_delivers_every_combination_to_pyas2lib_with_async_signed_mdns() {
+    sender_matrix(MdnMode::AsyncSigned).await;
+}
+
+/// A partner that POSTs the asynchronous MDN before it answers the message's POST: the
+/// MDN is judged against what the sender recorded before it POSTed, not ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_mdn_that_comes_before_the_post_is_answered_delivers_the_message() {
+    let app = hub().await;
+    let peer = ReceivingPeer::start(&ReceiverOptions {
+        async_mdn: AsyncMdn::First,
+        ..ReceiverOptions::default()
+    });
+    let pair = Pair {
+        me: HUB,
+        my_key: "as2/hub",
+        partner: PARTNER,
+        partner_key: "as2/partner-a",
+    };
+    let lines = outbound_lines(Choice::SECURE, MdnMode::AsyncSigned, &app.as2_url());
+    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let relay = relay(&config, &app).await;
+    let id = queue(&app, &fixture(INVOIC)).await;
+    let (state, error, message_id) = finished(&relay, &app, id).await;
+    assert_eq!(state, "delivered", "{error:?}");
+    let got = peer.wait_async_done(&message_id).await;
+    assert_eq!(got.async_posts, [Ok(200)], "{}", got.summary());
+}
