@@ -4,7 +4,7 @@
 //! async signed: pyas2lib POSTs that one to the test hub's gateway). Each message must
 //! end `delivered`, and pyas2lib must have read exactly what the settings asked for.
 
-use super::receiving::{AsyncMdn, Choice, ReceiverOptions, ReceivingPeer, differences};
+use super::receiving::{AsyncMdn, Choice, MdnFault, ReceiverOptions, ReceivingPeer, differences};
 use edihub_outbound::{NewOutbound, OutboundStore};
 use edihub_tests::outbound::{Pair, relay, settings_file};
 use edihub_tests::{HUB, PARTNER, TestApp, fixture, fixture_path, spawn_app_with, wait_for};
@@ -194,4 +194,141 @@ async fn an_async_mdn_that_comes_before_the_post_is_answered_delivers_the_messag
     assert_eq!(state, "delivered", "{error:?}");
     let got = peer.wait_async_done(&message_id).await;
     assert_eq!(got.async_posts, [Ok(200)], "{}", got.summary());
+}
+
+/// Steps the relay and the MDN timeout sweep until message `id` is delivered or failed.
+async fn finished_with_sweeps(
+    relay: &OutboundRelay,
+    app: &TestApp,
+    id: Uuid,
+) -> (String, Option<String>, String) {
+    wait_for(
+        "the message delivered or failed",
+        Duration::from_secs(30),
+        || async {
+            relay.step().await.expect("step");
+            relay.sweep_timeouts().await.expect("sweep");
+            let row: (String, Option<String>, String) = sqlx::query_as(
+                "SELECT state, last_error, as2_message_id FROM outbound_message WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("outbound row");
+            matches!(row.0.as_str(), "delivered" | "failed").then_some(row)
+        },
+    )
+    .await
+}
+
+/// Sends one secure message to a pyas2lib partner started with `options`, the
+/// partnership asking for `mode` (plus `extra` outbound lines); the outcome, the peer
+/// for what it saw, and the hub (its gateway takes MDNs while it lives).
+async fn send_once(
+    options: ReceiverOptions,
+    mode: MdnMode,
+    extra: &str,
+) -> ((String, Option<String>, String), ReceivingPeer, TestApp) {
+    let app = hub().await;
+    let peer = ReceivingPeer::start(&options);
+    let pair = Pair {
+        me: HUB,
+        my_key: "as2/hub",
+        partner: PARTNER,
+        partner_key: "as2/partner-a",
+    };
+    let lines = outbound_lines(Choice::SECURE, mode, &app.as2_url()) + "\n" + extra;
+    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let relay = relay(&config, &app).await;
+    let id = queue(&app, &fixture(INVOIC)).await;
+    (finished_with_sweeps(&relay, &app, id).await, peer, app)
+}
+
+/// Each MDN pyas2lib gets wrong on purpose fails the message with its reason, sync or
+/// async, though pyas2lib read the message fine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outbound_sender_fails_a_message_on_each_wrong_mdn_pyas2lib_sends() {
+    let cases = [
+        (MdnFault::Error, "unexpected-processing-error"),
+        (MdnFault::WrongMic, "MIC"),
+        (MdnFault::WrongKey, "signature"),
+        (MdnFault::Unsigned, "not signed"),
+    ];
+    let mut wrong = Vec::new();
+    for mode in [MdnMode::SyncSigned, MdnMode::AsyncSigned] {
+        for (fault, expected) in cases {
+            let options = ReceiverOptions {
+                mdn_fault: fault,
+                ..ReceiverOptions::default()
+            };
+            let extra = match mode {
+                MdnMode::AsyncSigned => "mdn_timeout_ms = 300\nmax_attempts = 2",
+                _ => "",
+            };
+            let ((state, error, _), peer, _hub) = send_once(options, mode, extra).await;
+            let error = error.unwrap_or_default();
+            let read = peer.wait_received(1).await.remove(0);
+            // An async MDN the hub cannot trust changes nothing: the message waits for
+            // its MDN timeout (0.3 s here) and fails after its attempts.
+            let ignored = mode == MdnMode::AsyncSigned
+                && matches!(fault, MdnFault::WrongKey | MdnFault::Unsigned);
+            let expected = if ignored { "no MDN within" } else { expected };
+            if state != "failed" || !error.contains(expected) || read.status != "processed" {
+                wrong.push(format!(
+                    "{mode:?} {fault:?}: {state}, {error:?}, {}",
+                    read.summary()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A partner that answers 503 twice gets the message on the third POST, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pyas2lib_partner_that_is_down_gets_the_message_once_it_is_up() {
+    let options = ReceiverOptions {
+        unavailable: 2,
+        ..ReceiverOptions::default()
+    };
+    let ((state, error, message_id), peer, _hub) =
+        send_once(options, MdnMode::SyncSigned, "").await;
+    assert_eq!(state, "delivered", "{error:?}");
+    assert_eq!(peer.unavailable(), [message_id.clone(), message_id.clone()]);
+    let received = peer.wait_received(1).await;
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].message_id, message_id);
+}
+
+/// No async MDN: sent again with the same Message-ID after the MDN timeout, then failed;
+/// the same async MDN twice: delivered, and the second answered 200 too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn async_mdns_that_never_come_or_come_twice_from_pyas2lib() {
+    let never = ReceiverOptions {
+        async_mdn: AsyncMdn::Never,
+        ..ReceiverOptions::default()
+    };
+    let timeouts = "mdn_timeout_ms = 300\nmax_attempts = 2";
+    let ((state, error, message_id), peer, _hub) =
+        send_once(never, MdnMode::AsyncSigned, timeouts).await;
+    assert_eq!(state, "failed");
+    assert!(
+        error
+            .unwrap_or_default()
+            .contains("gave up after 2 attempts")
+    );
+    let received = peer.wait_received(2).await;
+    assert!(
+        received.iter().all(|r| r.message_id == message_id),
+        "the same Message-ID"
+    );
+
+    let twice = ReceiverOptions {
+        async_mdn: AsyncMdn::Twice,
+        ..ReceiverOptions::default()
+    };
+    let ((state, error, message_id), peer, _hub) = send_once(twice, MdnMode::AsyncSigned, "").await;
+    assert_eq!(state, "delivered", "{error:?}");
+    let got = peer.wait_async_done(&message_id).await;
+    assert_eq!(got.async_posts, [Ok(200), Ok(200)]);
 }
