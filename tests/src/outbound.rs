@@ -46,6 +46,7 @@ group_id = "edihub-outbound-requests-{suffix}"
 endpoint = "{s3}"
 
 [outbound.retry]
+batch_size = 20
 poll_interval_ms = 100
 base_backoff_ms = 1
 max_backoff_ms = 1
