@@ -332,3 +332,80 @@ async fn async_mdns_that_never_come_or_come_twice_from_pyas2lib() {
     let got = peer.wait_async_done(&message_id).await;
     assert_eq!(got.async_posts, [Ok(200), Ok(200)]);
 }
+
+/// The outbox relay as the service runs, a process of its own on `config` (the
+/// environment's DATABASE_URL and the like must not override the file).
+fn relay_process(config: &std::path::Path) -> std::process::Child {
+    let mut command = std::process::Command::new(edihub_tests::service_binary("outbox-relay"));
+    for (variable, _) in edihub_config::ENV_OVERRIDES {
+        command.env_remove(variable);
+    }
+    command
+        .env("EDIHUB_CONFIG", config)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start outbox-relay")
+}
+
+/// The sender SIGKILLed while pyas2lib holds its answer: the claim dies with the
+/// process, the restarted sender POSTs the message again with the same Message-ID, and
+/// it is delivered; the partner saw it twice, not more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sender_killed_mid_delivery_delivers_after_a_restart_with_one_resend_at_most() {
+    let app = hub().await;
+    let peer = ReceivingPeer::start(&ReceiverOptions {
+        answer_delay_ms: 2000,
+        ..ReceiverOptions::default()
+    });
+    let pair = Pair {
+        me: HUB,
+        my_key: "as2/hub",
+        partner: PARTNER,
+        partner_key: "as2/partner-a",
+    };
+    let lines = outbound_lines(Choice::SECURE, MdnMode::SyncSigned, &app.as2_url())
+        + "\n[outbound]\nrequests = false\n";
+    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let id = queue(&app, &fixture(INVOIC)).await;
+
+    let mut sender = relay_process(&config);
+    let first = peer.wait_received(1).await.remove(0);
+    sender.kill().expect("SIGKILL the sender"); // its POST awaits the held answer
+    sender.wait().expect("reaped");
+    let state: String = sqlx::query_scalar("SELECT state FROM outbound_message WHERE id = $1")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("state");
+    assert_eq!(state, "queued", "killed before its outcome was recorded");
+
+    let mut sender = relay_process(&config);
+    let delivered = wait_for(
+        "delivered after the restart",
+        Duration::from_secs(60),
+        || async {
+            let state: String =
+                sqlx::query_scalar("SELECT state FROM outbound_message WHERE id = $1")
+                    .bind(id)
+                    .fetch_one(&app.pool)
+                    .await
+                    .expect("state");
+            (state == "delivered").then_some(state)
+        },
+    )
+    .await;
+    sender.kill().expect("stop the sender");
+    sender.wait().expect("reaped");
+    assert_eq!(delivered, "delivered");
+    let received = peer.received();
+    assert!(
+        received.len() <= 2,
+        "one resend at most: {}",
+        received.len()
+    );
+    assert!(
+        received.iter().all(|r| r.message_id == first.message_id),
+        "resent with the same Message-ID"
+    );
+}

@@ -81,6 +81,8 @@ pub(crate) struct ReceiverOptions {
     pub async_mdn: AsyncMdn,
     /// The first this many requests are answered 503, unparsed.
     pub unavailable: usize,
+    /// Each answer is held back this long after the message was read.
+    pub answer_delay_ms: u64,
 }
 
 impl Default for ReceiverOptions {
@@ -91,6 +93,7 @@ impl Default for ReceiverOptions {
             mdn_fault: MdnFault::None,
             async_mdn: AsyncMdn::Once,
             unavailable: 0,
+            answer_delay_ms: 0,
         }
     }
 }
@@ -212,6 +215,7 @@ impl ReceivingPeer {
             .args(["--mdn-fault", options.mdn_fault.arg()])
             .args(["--async-mdn", options.async_mdn.arg()])
             .args(["--unavailable", &options.unavailable.to_string()])
+            .args(["--answer-delay-ms", &options.answer_delay_ms.to_string()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

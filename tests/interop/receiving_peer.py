@@ -29,6 +29,7 @@ import json
 import os
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -75,6 +76,7 @@ class Peer:
         # "first": the MDN is POSTed before the message's own POST is answered, as a
         # fast partner may do.
         self.async_first = args.async_mdn == "first"
+        self.answer_delay = args.answer_delay_ms / 1000
         self.unavailable_left = args.unavailable
         self.lock = threading.Lock()
 
@@ -208,6 +210,8 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(500, [], b"receiving peer failed\r\n")
             return
         emit(record)
+        # Holds the answer back, so a test can act while the sender awaits it.
+        time.sleep(self.peer.answer_delay)
         if mdn is not None and mdn.mdn_mode == "SYNC":
             self.answer(200, unfolded(mdn.headers), mdn_content(mdn))
             return
@@ -245,6 +249,7 @@ def main() -> None:
     parser.add_argument("--mdn-fault", choices=MDN_FAULTS, default="none")
     parser.add_argument("--async-mdn", choices=ASYNC_MODES, default="once")
     parser.add_argument("--unavailable", type=int, default=0)
+    parser.add_argument("--answer-delay-ms", type=int, default=0)
     args = parser.parse_args()
     Handler.peer = Peer(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
