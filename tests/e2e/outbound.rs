@@ -417,8 +417,12 @@ async fn an_async_mdn_posted_back_delivers_the_message_once_even_when_it_comes_t
     let id = queue(&config);
     let relay = relay(&config, &sender).await;
 
+    // `delivered` already when the MDN came before the POST's answer was recorded.
     let sent = sent_until_settled(&relay, &sender, id).await;
-    assert_eq!(sent.state, "sent", "{sent:?}");
+    assert!(
+        matches!(sent.state.as_str(), "sent" | "delivered"),
+        "{sent:?}"
+    );
     // The receiving hub's gateway POSTs its signed MDN to ours, which matches it.
     let done = wait_for("the async MDN", Duration::from_secs(30), || async {
         let now = settled(&sender, id).await;
@@ -459,14 +463,19 @@ async fn an_async_mdn_posted_back_delivers_the_message_once_even_when_it_comes_t
     .into_iter()
     .map(|(name, value)| (name.to_owned(), value.to_owned()))
     .collect();
+    let written = events_written(&sender, id).await;
     let again = sender.post_raw(&headers, mdn).await;
     assert_eq!(again.status, 200);
     assert_eq!(settled(&sender, id).await.state, "delivered");
-    assert_eq!(events_written(&sender, id).await, 3);
-    let events = status_events(&sender, id, 3).await;
+    assert_eq!(events_written(&sender, id).await, written, "no new event");
+    let events = status_events(&sender, id, written as usize).await;
     use OutboundState::{Delivered, Queued, Sent};
-    assert_eq!(states(&events), [Queued, Sent, Delivered]);
-    assert_eq!(events[2].mic, done.mic_reported);
+    let expected: &[OutboundState] = match sent.state.as_str() {
+        "sent" => &[Queued, Sent, Delivered],
+        _ => &[Queued, Delivered],
+    };
+    assert_eq!(states(&events), expected);
+    assert_eq!(events.last().and_then(|e| e.mic.clone()), done.mic_reported);
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@
 //! end `delivered`, and pyas2lib must have read exactly what the settings asked for.
 
 use super::receiving::{AsyncMdn, Choice, MdnFault, ReceiverOptions, ReceivingPeer, differences};
-use edihub_outbound::{NewOutbound, OutboundStore};
+use edihub_outbound::{NewOutbound, OutboundState, OutboundStore};
 use edihub_tests::outbound::{Pair, relay, settings_file};
 use edihub_tests::{HUB, PARTNER, TestApp, fixture, fixture_path, spawn_app_with, wait_for};
 use outbox_relay::OutboundRelay;
@@ -408,4 +408,52 @@ async fn a_sender_killed_mid_delivery_delivers_after_a_restart_with_one_resend_a
         received.iter().all(|r| r.message_id == first.message_id),
         "resent with the same Message-ID"
     );
+}
+
+/// Cancelled while its POST awaits pyas2lib's answer: the processed MDN that comes back
+/// makes it delivered after all, with the events in that order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_cancelled_while_its_post_is_in_flight_is_delivered_when_the_partner_took_it() {
+    let app = hub().await;
+    let peer = ReceivingPeer::start(&ReceiverOptions {
+        answer_delay_ms: 1000,
+        ..ReceiverOptions::default()
+    });
+    let pair = Pair {
+        me: HUB,
+        my_key: "as2/hub",
+        partner: PARTNER,
+        partner_key: "as2/partner-a",
+    };
+    let lines = outbound_lines(Choice::SECURE, MdnMode::SyncSigned, &app.as2_url());
+    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let relay = relay(&config, &app).await;
+    let id = queue(&app, &fixture(INVOIC)).await;
+    let store = OutboundStore::new(app.pool.clone(), &app.kafka.topics.outbound_status);
+
+    let (stepped, cancelled) = tokio::join!(relay.step(), async {
+        peer.wait_received(1).await; // read, its answer held back
+        store.cancel(id).await
+    });
+    stepped.expect("step");
+    assert_eq!(
+        cancelled.expect("cancelled").state,
+        OutboundState::Cancelled
+    );
+    let message = store.show(id).await.expect("show").expect("the message");
+    assert_eq!(
+        message.state,
+        OutboundState::Delivered,
+        "{:?}",
+        message.last_error
+    );
+    let states: Vec<String> = sqlx::query_scalar(
+        "SELECT payload->>'state' FROM outbox
+          WHERE aggregate_id = $1 AND event_type = 'OutboundStatusChanged' ORDER BY seq",
+    )
+    .bind(id.to_string())
+    .fetch_all(&app.pool)
+    .await
+    .expect("events");
+    assert_eq!(states, ["queued", "cancelled", "delivered"]);
 }

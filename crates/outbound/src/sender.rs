@@ -172,7 +172,8 @@ impl OutboundSender {
             mic_content: built.sent.mic_content.clone(),
         };
         // A partner may POST the asynchronous MDN before this POST's answer comes back.
-        if matches!(outbound.mdn, MdnRequest::Async { .. }) {
+        let counted_before = matches!(outbound.mdn, MdnRequest::Async { .. });
+        if counted_before {
             self.store
                 .await_receipt(message.id, &record)
                 .await
@@ -229,7 +230,10 @@ impl OutboundSender {
             attempt_no,
         );
         Ok(Outcome::Attempted {
-            change: Change::attempted(to, attempt),
+            change: match counted_before {
+                true => Change::attempted(to, attempt).counted_before(),
+                false => Change::attempted(to, attempt),
+            },
             retry_after,
         })
     }

@@ -232,18 +232,22 @@ impl OutboundStore {
         Ok(Some(message))
     }
 
-    /// Records what an asynchronous MDN will be judged against before the POST that
-    /// asks for it, so an MDN the partner sends before the sender's outcome commits is
-    /// judged rather than ignored. An earlier POST's record is kept: its MDN is still
-    /// welcome, and judged as that POST was sent.
+    /// Counts the POST about to be made and records what its asynchronous MDN will be
+    /// judged against, before it is made, so an MDN the partner sends before the
+    /// sender's outcome commits is judged rather than ignored, and finds the POST
+    /// counted. An earlier POST's record is kept: its MDN is still welcome, and judged
+    /// as that POST was sent.
     pub(crate) async fn await_receipt(
         &self,
         id: Uuid,
         record: &SentRecord,
     ) -> Result<(), sqlx::Error> {
         sqlx::query(
-            "UPDATE outbound_message SET sent_receipt = $2, sent_mic_content = $3
-             WHERE id = $1 AND state = 'queued' AND sent_receipt IS NULL",
+            "UPDATE outbound_message SET attempts = attempts + 1,
+                 sent_receipt = COALESCE(sent_receipt, $2),
+                 sent_mic_content = CASE WHEN sent_receipt IS NULL THEN $3
+                                         ELSE sent_mic_content END
+             WHERE id = $1 AND state = 'queued'",
         )
         .bind(id)
         .bind(&record.receipt)

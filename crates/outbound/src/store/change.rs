@@ -99,14 +99,26 @@ impl Change {
     }
 
     /// A POST of a `queued` message made, with this outcome (`to` may be `queued`
-    /// again: a retry).
+    /// again: a retry). A delivery also ends a message cancelled while its POST was in
+    /// flight: the partner has it, and the state says so. The POST is counted here,
+    /// unless [`Change::counted_before`] says it was counted before it was made.
     pub fn attempted(to: OutboundState, attempt: Attempt) -> Self {
         Change {
-            from: &[OutboundState::Queued],
+            from: match to {
+                OutboundState::Delivered => &[OutboundState::Queued, OutboundState::Cancelled],
+                _ => &[OutboundState::Queued],
+            },
             to,
             counter: Counter::Add,
             attempt: Some(attempt),
         }
+    }
+
+    /// This change without counting the POST: it was counted when its receipt was
+    /// recorded before the POST ([`OutboundStore::await_receipt`](super::OutboundStore)).
+    pub fn counted_before(mut self) -> Self {
+        self.counter = Counter::Keep;
+        self
     }
 
     /// A message the sender could not even try (no partnership, no key): failed.
@@ -126,9 +138,17 @@ impl Change {
     /// An asynchronous MDN judged: `delivered` or `failed`. From `queued` too: a message
     /// sent again after its MDN timeout still takes the MDN of an earlier POST (the store
     /// checks that one was made).
+    /// A `processed` MDN for a message cancelled after it was POSTed delivers it too.
     pub fn mdn_judged(to: OutboundState, attempt: Attempt) -> Self {
         Change {
-            from: &[OutboundState::Sent, OutboundState::Queued],
+            from: match to {
+                OutboundState::Delivered => &[
+                    OutboundState::Sent,
+                    OutboundState::Queued,
+                    OutboundState::Cancelled,
+                ],
+                _ => &[OutboundState::Sent, OutboundState::Queued],
+            },
             to,
             counter: Counter::Keep,
             attempt: Some(attempt),
