@@ -14,6 +14,14 @@ use uuid::Uuid;
 
 use super::INVOIC;
 
+/// `HUB` (its key) sends to `PARTNER` (partner-a's certificate).
+const PAIR: Pair<'static> = Pair {
+    me: HUB,
+    my_key: "as2/hub",
+    partner: PARTNER,
+    partner_key: "as2/partner-a",
+};
+
 /// The MDN a partnership asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MdnMode {
@@ -75,31 +83,6 @@ async fn queue(app: &TestApp, payload: &[u8]) -> Uuid {
     queued.id
 }
 
-/// Steps the relay until message `id` is `delivered` or `failed`: (state, last error,
-/// AS2 Message-ID).
-async fn finished(
-    relay: &OutboundRelay,
-    app: &TestApp,
-    id: Uuid,
-) -> (String, Option<String>, String) {
-    wait_for(
-        "the message delivered or failed",
-        Duration::from_secs(30),
-        || async {
-            relay.step().await.expect("step");
-            let row: (String, Option<String>, String) = sqlx::query_as(
-                "SELECT state, last_error, as2_message_id FROM outbound_message WHERE id = $1",
-            )
-            .bind(id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("outbound row");
-            matches!(row.0.as_str(), "delivered" | "failed").then_some(row)
-        },
-    )
-    .await
-}
-
 /// Sends every combination with `mode`'s MDN; collects every disagreement.
 async fn sender_matrix(mode: MdnMode) {
     let app = hub().await;
@@ -109,12 +92,6 @@ async fn sender_matrix(mode: MdnMode) {
     });
     let payload = fixture(INVOIC);
     let signed_mdn = (mode != MdnMode::SyncUnsigned).then_some("sha256");
-    let pair = Pair {
-        me: HUB,
-        my_key: "as2/hub",
-        partner: PARTNER,
-        partner_key: "as2/partner-a",
-    };
     let mut failures = Vec::new();
     let mut sent = 0;
     for sign in [None, Some("sha1"), Some("sha256"), Some("sha512")] {
@@ -127,7 +104,7 @@ async fn sender_matrix(mode: MdnMode) {
                     signed_mdn,
                 };
                 let lines = outbound_lines(choice, mode, &app.as2_url());
-                let config = settings_file(&app, &pair, peer.url(), &lines);
+                let config = settings_file(&app, &PAIR, peer.url(), &lines);
                 let relay = relay(&config, &app).await;
                 let id = queue(&app, &payload).await;
                 let (state, error, message_id) = finished(&relay, &app, id).await;
@@ -180,14 +157,8 @@ async fn an_async_mdn_that_comes_before_the_post_is_answered_delivers_the_messag
         async_mdn: AsyncMdn::First,
         ..ReceiverOptions::default()
     });
-    let pair = Pair {
-        me: HUB,
-        my_key: "as2/hub",
-        partner: PARTNER,
-        partner_key: "as2/partner-a",
-    };
     let lines = outbound_lines(Choice::SECURE, MdnMode::AsyncSigned, &app.as2_url());
-    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let config = settings_file(&app, &PAIR, peer.url(), &lines);
     let relay = relay(&config, &app).await;
     let id = queue(&app, &fixture(INVOIC)).await;
     let (state, error, message_id) = finished(&relay, &app, id).await;
@@ -196,8 +167,9 @@ async fn an_async_mdn_that_comes_before_the_post_is_answered_delivers_the_messag
     assert_eq!(got.async_posts, [Ok(200)], "{}", got.summary());
 }
 
-/// Steps the relay and the MDN timeout sweep until message `id` is delivered or failed.
-async fn finished_with_sweeps(
+/// Steps the relay and the MDN timeout sweep until message `id` is delivered or failed:
+/// (state, last error, AS2 Message-ID).
+async fn finished(
     relay: &OutboundRelay,
     app: &TestApp,
     id: Uuid,
@@ -231,17 +203,11 @@ async fn send_once(
 ) -> ((String, Option<String>, String), ReceivingPeer, TestApp) {
     let app = hub().await;
     let peer = ReceivingPeer::start(&options);
-    let pair = Pair {
-        me: HUB,
-        my_key: "as2/hub",
-        partner: PARTNER,
-        partner_key: "as2/partner-a",
-    };
     let lines = outbound_lines(Choice::SECURE, mode, &app.as2_url()) + "\n" + extra;
-    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let config = settings_file(&app, &PAIR, peer.url(), &lines);
     let relay = relay(&config, &app).await;
     let id = queue(&app, &fixture(INVOIC)).await;
-    (finished_with_sweeps(&relay, &app, id).await, peer, app)
+    (finished(&relay, &app, id).await, peer, app)
 }
 
 /// Each MDN pyas2lib gets wrong on purpose fails the message with its reason, sync or
@@ -358,15 +324,9 @@ async fn a_sender_killed_mid_delivery_delivers_after_a_restart_with_one_resend_a
         answer_delay_ms: 2000,
         ..ReceiverOptions::default()
     });
-    let pair = Pair {
-        me: HUB,
-        my_key: "as2/hub",
-        partner: PARTNER,
-        partner_key: "as2/partner-a",
-    };
     let lines = outbound_lines(Choice::SECURE, MdnMode::SyncSigned, &app.as2_url())
         + "\n[outbound]\nrequests = false\n";
-    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let config = settings_file(&app, &PAIR, peer.url(), &lines);
     let id = queue(&app, &fixture(INVOIC)).await;
 
     let mut sender = relay_process(&config);
@@ -419,14 +379,8 @@ async fn a_message_cancelled_while_its_post_is_in_flight_is_delivered_when_the_p
         answer_delay_ms: 1000,
         ..ReceiverOptions::default()
     });
-    let pair = Pair {
-        me: HUB,
-        my_key: "as2/hub",
-        partner: PARTNER,
-        partner_key: "as2/partner-a",
-    };
     let lines = outbound_lines(Choice::SECURE, MdnMode::SyncSigned, &app.as2_url());
-    let config = settings_file(&app, &pair, peer.url(), &lines);
+    let config = settings_file(&app, &PAIR, peer.url(), &lines);
     let relay = relay(&config, &app).await;
     let id = queue(&app, &fixture(INVOIC)).await;
     let store = OutboundStore::new(app.pool.clone(), &app.kafka.topics.outbound_status);
