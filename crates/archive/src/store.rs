@@ -42,6 +42,18 @@ fn s3_error(
     }
 }
 
+/// A GetObject answer's body, read whole.
+async fn body(
+    output: aws_sdk_s3::operation::get_object::GetObjectOutput,
+) -> Result<Vec<u8>, StoreError> {
+    let bytes = output
+        .body
+        .collect()
+        .await
+        .map_err(|e| s3_error("GetObject body", e))?;
+    Ok(bytes.into_bytes().to_vec())
+}
+
 /// The deterministic key of an original: by receipt date, then the hub's message id, so
 /// a redelivered event writes to the same key and an auditor can browse by day.
 pub fn object_key(message_id: Uuid, received_at: DateTime<Utc>) -> String {
@@ -166,14 +178,7 @@ impl ArchiveStore {
     }
 
     pub async fn get(&self, key: &str, version_id: Option<&str>) -> Result<Vec<u8>, StoreError> {
-        let bytes = self
-            .get_object(key, version_id)
-            .await?
-            .body
-            .collect()
-            .await
-            .map_err(|e| s3_error("GetObject body", e))?;
-        Ok(bytes.into_bytes().to_vec())
+        body(self.get_object(key, version_id).await?).await
     }
 
     /// The latest version of `key`, or `None` when the bucket has no such key.
@@ -192,12 +197,7 @@ impl ArchiveStore {
             }
             Err(error) => return Err(s3_error("GetObject", error)),
         };
-        let bytes = output
-            .body
-            .collect()
-            .await
-            .map_err(|e| s3_error("GetObject body", e))?;
-        Ok(Some(bytes.into_bytes().to_vec()))
+        Ok(Some(body(output).await?))
     }
 
     /// GetObject of one version (the latest when `version_id` is `None`).

@@ -139,22 +139,26 @@ pub async fn record_acknowledgement(
     .execute(&mut *conn)
     .await?
     .rows_affected();
+    if inserted == 0 {
+        // The same acknowledgement again changes nothing, so it writes nothing either.
+        let message = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM outbound_message m WHERE m.id = $1"
+        )))
+        .bind(outbound_id)
+        .fetch_one(&mut *conn)
+        .await?;
+        return Ok(Some(message));
+    }
     let message: OutboundMessage = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "UPDATE outbound_message m
-         SET acknowledgement = CASE WHEN $2 THEN $3 ELSE m.acknowledgement END,
-             acknowledged_at = CASE WHEN $2 THEN now() ELSE m.acknowledged_at END
-         WHERE m.id = $1
-         RETURNING {COLUMNS}"
+        "UPDATE outbound_message m SET acknowledgement = $2, acknowledged_at = now()
+         WHERE m.id = $1 RETURNING {COLUMNS}"
     )))
     .bind(outbound_id)
-    .bind(inserted == 1)
     .bind(ack.action.as_str())
     .fetch_one(&mut *conn)
     .await?;
-    if inserted == 1 {
-        let event = acknowledged_event(status_topic, &message, source, ack, detail);
-        edihub_outbox::enqueue(conn, &event).await?;
-    }
+    let event = acknowledged_event(status_topic, &message, source, ack, detail);
+    edihub_outbox::enqueue(conn, &event).await?;
     Ok(Some(message))
 }
 

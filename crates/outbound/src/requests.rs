@@ -103,11 +103,10 @@ impl<C: ClaimChecks> OutboundRequests<C> {
             claim_check_bucket: self.settings.claim_check_bucket.as_deref(),
             max_document_bytes: self.settings.max_document_bytes,
         };
-        let mut plan = match plan::plan(data, &rules) {
-            Ok(plan) => plan,
+        let (plan, document) = match plan::plan(data, &rules) {
+            Ok(planned) => planned,
             Err(rejection) => return Ok(Err(rejection)),
         };
-        let document = std::mem::replace(&mut plan.document, Document::Inline(Vec::new()));
         let bytes = match document {
             Document::Inline(bytes) => bytes,
             Document::Claimed { key, sha256, size } => {

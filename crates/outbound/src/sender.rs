@@ -167,15 +167,16 @@ impl OutboundSender {
             Err(error) => return Ok(Outcome::Unsendable(error.to_string())),
         };
         let mic_expected = Some(built.sent.expected_mic.header_value());
-        let record = SentRecord {
+        // What an asynchronous MDN will be judged against, recorded (and the POST
+        // counted) before the POST: a partner may send the MDN before it answers.
+        let counted_before = matches!(outbound.mdn, MdnRequest::Async { .. });
+        let record = counted_before.then(|| SentRecord {
             receipt: serde_json::to_value(SentReceipt::of(&built.sent)).unwrap_or_default(),
             mic_content: built.sent.mic_content.clone(),
-        };
-        // A partner may POST the asynchronous MDN before this POST's answer comes back.
-        let counted_before = matches!(outbound.mdn, MdnRequest::Async { .. });
-        if counted_before {
+        });
+        if let Some(record) = &record {
             self.store
-                .await_receipt(message.id, &record)
+                .await_receipt(message.id, record)
                 .await
                 .map_err(PublishError::new)?;
         }
@@ -216,11 +217,11 @@ impl OutboundSender {
         let attempt_no = message.attempts + 1;
         let last = attempt_no >= attempt_limit(self.max_attempts, outbound);
         let (to, mut attempt) = settle(posted, last, attempt_no, mic_expected);
-        attempt.sent = match to {
-            // What the asynchronous MDN will be judged against.
-            OutboundState::Sent => SentColumns::Set(record),
+        attempt.sent = match (to, record) {
+            // `sent` only when an asynchronous MDN was asked for, so there is a record.
+            (OutboundState::Sent, Some(record)) => SentColumns::Set(record),
             // A retry: the MDN of an earlier POST (before the MDN timeout) still counts.
-            OutboundState::Queued => SentColumns::Keep,
+            (OutboundState::Queued, _) => SentColumns::Keep,
             _ => SentColumns::Clear,
         };
         log_outcome(to, attempt.error.as_deref());

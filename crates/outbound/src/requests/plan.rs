@@ -22,14 +22,13 @@ pub(crate) struct Rules<'a> {
     pub max_document_bytes: u64,
 }
 
-/// A request the hub will queue.
+/// A request the hub will queue, but for its document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub partner: String,
     pub hub_as2_id: String,
     pub content_type: String,
     pub filename: Option<String>,
-    pub document: Document,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +59,8 @@ impl Rejection {
     }
 }
 
-/// Reads and checks the request in `data`.
-pub(crate) fn plan(data: &[u8], rules: &Rules<'_>) -> Result<Plan, Rejection> {
+/// Reads and checks the request in `data`: what to queue, and where its document is.
+pub(crate) fn plan(data: &[u8], rules: &Rules<'_>) -> Result<(Plan, Document), Rejection> {
     let request: OutboundRequested = serde_json::from_slice(data).map_err(|error| Rejection {
         partner: None,
         reason: format!("the request is not an OutboundRequested payload: {error}"),
@@ -90,13 +89,13 @@ pub(crate) fn plan(data: &[u8], rules: &Rules<'_>) -> Result<Plan, Rejection> {
         ));
     }
     let document = document(&request, rules)?;
-    Ok(Plan {
+    let plan = Plan {
         partner: request.partner,
         hub_as2_id,
         content_type,
         filename: request.filename,
-        document,
-    })
+    };
+    Ok((plan, document))
 }
 
 /// The hub identity that sends: the request's, else the partnership's, else the main

@@ -27,7 +27,7 @@ fn directory() -> Directory {
     Directory::from_settings(&settings).expect("directory")
 }
 
-fn planned(request: serde_json::Value) -> Result<Plan, Rejection> {
+fn planned(request: serde_json::Value) -> Result<(Plan, Document), Rejection> {
     let directory = directory();
     let rules = Rules {
         directory: &directory,
@@ -44,9 +44,9 @@ fn reason(request: serde_json::Value) -> String {
 
 #[test]
 fn an_inline_document_is_decoded_and_sent_by_the_partnerships_identity() {
-    let plan =
+    let (plan, document) =
         planned(json!({ "partner": "PARTNER", "document_base64": "VU5BOisuPyAn" })).expect("plan");
-    assert_eq!(plan.document, Document::Inline(b"UNA:+.? '".to_vec()));
+    assert_eq!(document, Document::Inline(b"UNA:+.? '".to_vec()));
     assert_eq!(plan.hub_as2_id, "EDIHUB");
     assert_eq!(plan.content_type, DEFAULT_CONTENT_TYPE);
     assert_eq!(plan.filename, None);
@@ -58,9 +58,9 @@ fn a_claim_check_must_point_into_the_claim_check_bucket() {
         json!({ "partner": "PARTNER", "claim_check": {
             "reference": reference, "sha256": "AB".repeat(32), "size": 10 } })
     };
-    let plan = planned(claim("s3://outgoing/2026/invoice.edi")).expect("plan");
+    let (_, document) = planned(claim("s3://outgoing/2026/invoice.edi")).expect("plan");
     assert_eq!(
-        plan.document,
+        document,
         Document::Claimed {
             key: "2026/invoice.edi".into(),
             sha256: "ab".repeat(32),
