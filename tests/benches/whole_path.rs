@@ -17,6 +17,11 @@
 //! a closed loop at EDIHUB_BENCH_CONCURRENCY (8) concurrent, then an open loop at
 //! EDIHUB_BENCH_RATE (100) messages/s. EDIHUB_BENCH_RUST_LOG sets the services' log
 //! filter (info,sqlx=warn); their logs stay in the folder printed first.
+//! EDIHUB_BENCH_BIN_DIR runs the services from another folder (a copy of an earlier
+//! build), so that two versions can be measured in turn on the same machine.
+//!
+//! When the server preloads pg_stat_statements, each phase also prints PostgreSQL's
+//! costliest statements per message.
 //!
 //! Latencies end at the `now()` the consumer's transaction stamped its row with
 //! (`archive_record.archived_at`, `canonical_invoice.created_at`): when that
@@ -37,6 +42,8 @@ mod meter;
 mod report;
 #[path = "whole_path/services.rs"]
 mod services;
+#[path = "whole_path/statements.rs"]
+mod statements;
 #[path = "whole_path/wait.rs"]
 mod wait;
 
@@ -68,6 +75,7 @@ async fn main() {
     // gateway must take the open loop's backlog without answering 429.
     let services = Services::start(&hub, &logs, concurrency.max(1024)).await;
     let meter = Meter::new(&services.pids(), &hub.kafka.brokers);
+    let with_statements = statements::enable(&hub.pool).await;
 
     let built = Instant::now();
     let partner = Partner::load();
@@ -108,6 +116,14 @@ async fn main() {
     }
     report::print_cpu(&phases);
     report::print_rsa_reference(&phases);
+    if !with_statements {
+        println!(
+            "PostgreSQL statements: not measured (the server does not preload pg_stat_statements)"
+        );
+    }
+    for phase in phases.iter().filter(|p| !p.statements.is_empty()) {
+        statements::print(phase.name, &phase.statements, phase.accepted(), 15);
+    }
     hub.drop_database().await;
 }
 
@@ -121,16 +137,20 @@ async fn measure(
     before: usize,
     load: impl Future<Output = Vec<Posted>>,
 ) -> Phase {
+    statements::reset(&hub.pool).await;
     let start = meter.read(&hub.pool).await;
     let posted = load.await;
     let accepted = posted.iter().filter(|p| p.failure.is_none()).count();
     wait_until_done(&hub.pool, before + accepted).await;
     let spent = meter.read(&hub.pool).await.since(&start, meter);
+    // Before the latencies' query, which is the bench's, not the hub's.
+    let statements = statements::read(&hub.pool).await;
     Phase {
         name,
         detail,
         posted,
         spent,
         done: report::done(&hub.pool).await,
+        statements,
     }
 }

@@ -14,12 +14,26 @@ pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
 
 /// A pool on the configured database. Connections are opened lazily, so a service can
 /// start (and report itself unready) while the database is down.
+///
+/// Unless the URL names one, the connections carry the program's name as their
+/// `application_name`, so `pg_stat_activity` tells which service a backend serves.
 pub fn pool(settings: &DatabaseSettings) -> Result<PgPool, sqlx::Error> {
-    let options = PgConnectOptions::from_str(settings.url.expose())?;
+    let mut options = PgConnectOptions::from_str(settings.url.expose())?;
+    if options.get_application_name().is_none()
+        && let Some(program) = program_name()
+    {
+        options = options.application_name(&program);
+    }
     Ok(PgPoolOptions::new()
         .max_connections(settings.max_connections)
         .acquire_timeout(Duration::from_secs(5))
         .connect_lazy_with(options))
+}
+
+/// The running executable's file name (`as2-gateway`, `edihub`, ...).
+fn program_name() -> Option<String> {
+    let path = std::path::PathBuf::from(std::env::args_os().next()?);
+    Some(path.file_stem()?.to_string_lossy().into_owned())
 }
 
 /// Creates the database named in the URL if it does not exist (connecting to the

@@ -21,7 +21,7 @@ pub struct Meter {
 /// and the PostgreSQL/machine sample.
 pub struct Reading {
     groups: Vec<Option<Duration>>,
-    backends: HashMap<u32, Duration>,
+    backends: HashMap<u32, Backend>,
     sample: CpuSample,
 }
 
@@ -78,16 +78,27 @@ impl Meter {
     }
 }
 
-/// CPU time so far of each backend connected to `pool`'s database. Other tests share
-/// the server; these are the hub's own (and this bench's two connections).
-async fn database_backends(pool: &PgPool) -> HashMap<u32, Duration> {
-    let pids: Vec<i32> =
-        sqlx::query_scalar("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
-            .fetch_all(pool)
-            .await
-            .unwrap_or_default();
-    pids.into_iter()
-        .filter_map(|pid| Some((pid as u32, process_time(pid as u32)?)))
+/// A backend of the bench's database: whose it is (its `application_name`, the
+/// program's name) and its CPU time so far.
+struct Backend {
+    application: String,
+    time: Duration,
+}
+
+/// Each backend connected to `pool`'s database. Other tests share the server; these
+/// are the hub's own (and this bench's two connections).
+async fn database_backends(pool: &PgPool) -> HashMap<u32, Backend> {
+    let rows: Vec<(i32, String)> = sqlx::query_as(
+        "SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database()",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap_or_default();
+    rows.into_iter()
+        .filter_map(|(pid, application)| {
+            let time = process_time(pid as u32)?;
+            Some((pid as u32, Backend { application, time }))
+        })
         .collect()
 }
 
@@ -117,17 +128,36 @@ impl Reading {
         ));
         // Part of the server's figure, so not added above. A backend that exited during
         // the phase is missing from it (the services' pools keep theirs).
-        let ours = self
-            .backends
-            .iter()
-            .map(|(pid, now)| {
-                now.saturating_sub(earlier.backends.get(pid).copied().unwrap_or_default())
-            })
-            .sum();
+        let by_program = self.backends_since(earlier);
+        let ours = by_program.iter().map(|(_, t)| *t).sum();
         rows.insert(
             at + 1,
             ("  of it, this database's backends".into(), Some(ours)),
         );
+        for (offset, (program, spent)) in by_program.into_iter().enumerate() {
+            rows.insert(at + 2 + offset, (format!("    {program}"), Some(spent)));
+        }
         Spent { rows, usage }
+    }
+
+    /// The backends' CPU since `earlier`, summed per program, in name order (the
+    /// services' names, then the bench's own connections).
+    fn backends_since(&self, earlier: &Reading) -> Vec<(String, Duration)> {
+        let mut by_program: Vec<(String, Duration)> = Vec::new();
+        for (pid, now) in &self.backends {
+            let before = earlier.backends.get(pid).map_or(Duration::ZERO, |b| b.time);
+            let spent = now.time.saturating_sub(before);
+            let program = if now.application.is_empty() {
+                "(unnamed)"
+            } else {
+                now.application.as_str()
+            };
+            match by_program.iter_mut().find(|(name, _)| name == program) {
+                Some((_, total)) => *total += spent,
+                None => by_program.push((program.to_owned(), spent)),
+            }
+        }
+        by_program.sort();
+        by_program
     }
 }

@@ -39,6 +39,8 @@ pub struct Phase {
     pub posted: Vec<Posted>,
     pub spent: Spent,
     pub done: Done,
+    /// PostgreSQL's statements over the phase (empty without pg_stat_statements).
+    pub statements: Vec<crate::statements::Statement>,
 }
 
 impl Phase {
@@ -118,11 +120,13 @@ pub fn print_cpu(phases: &[Phase]) {
         print!(" {:>12}", phase.name);
     }
     println!();
-    for (row, (label, _)) in first.spent.rows.iter().enumerate() {
+    for (label, _) in &first.spent.rows {
         print!("  {label:<34}");
         for phase in phases {
             let messages = phase.accepted().max(1) as f64;
-            match phase.spent.rows.get(row).and_then(|(_, t)| *t) {
+            // By label: the backends' rows are those the phase saw.
+            let spent = phase.spent.rows.iter().find(|(l, _)| l == label);
+            match spent.and_then(|(_, t)| *t) {
                 Some(t) => print!(" {:>12.2}", t.as_secs_f64() * 1e3 / messages),
                 None => print!(" {:>12}", "n/a"),
             }

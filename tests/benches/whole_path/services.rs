@@ -112,13 +112,26 @@ impl Drop for Services {
 }
 
 /// Starts `service` with `settings` as its only configuration.
+/// The service's release binary, or the one in `EDIHUB_BENCH_BIN_DIR` (a copy of an
+/// earlier build, for runs that interleave two versions).
+fn binary(service: &str) -> PathBuf {
+    match std::env::var_os("EDIHUB_BENCH_BIN_DIR") {
+        Some(dir) => {
+            let path = Path::new(&dir).join(service);
+            assert!(path.exists(), "{} is missing", path.display());
+            path
+        }
+        None => edihub_tests::service_binary(service),
+    }
+}
+
 fn spawn(service: &str, settings: &Path, hub: &Hub, logs: &Path) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(logs.join(format!("{service}.log")))
         .expect("log file");
-    let mut command = Command::new(edihub_tests::service_binary(service));
+    let mut command = Command::new(binary(service));
     // The settings file must win over the stack's environment (DATABASE_URL, ...).
     for (variable, _) in edihub_config::ENV_OVERRIDES {
         command.env_remove(variable);
