@@ -259,8 +259,9 @@ async fn two_pipelined_drains_keep_every_aggregate_in_order() {
     );
     let (a, b) = tokio::join!(first.drain(), second.drain());
     let (a, b) = (a.expect("drain"), b.expect("drain"));
-    // Each drain returns only after a claim that overlapped nothing found nothing, so
-    // together they leave nothing behind.
+    // A drain returns only when its last claim took every claimable row and no row
+    // waits behind what it published (`has_follower`), so together they leave nothing
+    // behind.
     assert_eq!(a.sent + b.sent, AGGREGATES * EVENTS);
     assert_eq!(
         app.count("SELECT count(*) FROM outbox WHERE status <> 'SENT'")
@@ -270,10 +271,10 @@ async fn two_pipelined_drains_keep_every_aggregate_in_order() {
     assert_every_aggregate_in_order(&app, AGGREGATES, EVENTS).await;
 }
 
-/// One aggregate with several events: the claim that overlaps the batch holding its head
-/// finds nothing (the successors are not heads yet). `drain` must claim again once the
-/// batch is done rather than stop there, or the successors would wait for a NOTIFY
-/// that never comes (they committed long ago) until the polling interval.
+/// One aggregate with several events: the claim finds only its head (the successors are
+/// not heads yet). `drain` must claim again once the batch is done rather than stop at
+/// a short batch, or the successors would wait for a NOTIFY that never comes (they
+/// committed long ago) until the polling interval.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_drain_does_not_stop_at_an_empty_claim_that_overlapped_a_batch() {
     let app = spawn_app().await;
@@ -348,4 +349,60 @@ async fn the_claim_is_never_run_from_a_cached_generic_plan() {
     .expect("the claim is a prepared statement on this connection");
     assert_eq!(generic, 0, "a claim ran from a cached generic plan");
     assert_eq!(custom, 9, "every claim was planned for its rows");
+}
+
+/// The relay lingers after a NOTIFY: two commits 200 ms apart, within a 5 s linger, are
+/// published by one batch (one transaction, hence one `sent_at`). Without the linger the
+/// first is published long before the second commits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commits_within_the_linger_share_one_batch() {
+    let app = spawn_app().await;
+    let relay = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        RelaySettings {
+            linger_ms: 5_000,
+            poll_interval_ms: 60_000,
+            ..RelaySettings::default()
+        },
+    );
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { relay.run(shutdown).await }
+    });
+    // The relay listens before its first drain: once a first row is SENT, it listens.
+    commit_event(&app, "warm-up", 0).await;
+    wait_until_sent(&app, 1).await;
+    commit_event(&app, "first", 0).await;
+    // The scenario's spacing, not a synchronisation: the second commit comes later.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    commit_event(&app, "second", 0).await;
+    wait_until_sent(&app, 3).await;
+    let batches = app
+        .count(
+            "SELECT count(DISTINCT sent_at) FROM outbox
+             WHERE aggregate_id IN ('first', 'second')",
+        )
+        .await;
+    assert_eq!(batches, 1, "both rows published by one batch");
+    shutdown.cancel();
+    running.await.expect("join").expect("relay run");
+}
+
+async fn wait_until_sent(app: &TestApp, rows: i64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let sent = app
+            .count("SELECT count(*) FROM outbox WHERE status = 'SENT'")
+            .await;
+        if sent >= rows {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{sent} of {rows} rows SENT after 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

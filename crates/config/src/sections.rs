@@ -375,6 +375,7 @@ impl Default for AsyncMdnSettings {
             retry: RelaySettings {
                 batch_size: 20,
                 poll_interval_ms: 1000,
+                linger_ms: 0,
                 // About a day with the backoff below: partners' receivers do go down
                 // for maintenance windows.
                 max_attempts: 30,
@@ -455,6 +456,9 @@ pub struct RelaySettings {
     pub batch_size: i64,
     /// Fallback polling interval when no NOTIFY arrives.
     pub poll_interval_ms: u64,
+    /// How long the relay waits after a NOTIFY before claiming, so that commits arriving
+    /// close together share a batch (0: claim at once).
+    pub linger_ms: u64,
     /// After this many failed attempts a row becomes FAILED (the dead letter).
     pub max_attempts: i32,
     /// First retry delay; doubled per attempt, capped by `max_backoff_ms`.
@@ -467,6 +471,7 @@ impl Default for RelaySettings {
         Self {
             batch_size: 500,
             poll_interval_ms: 1000,
+            linger_ms: 10,
             max_attempts: 10,
             base_backoff_ms: 500,
             max_backoff_ms: 5 * 60 * 1000,

@@ -20,7 +20,13 @@ pub async fn append<F>(pool: &PgPool, message_id: Uuid, build: F) -> Result<Appe
 where
     F: FnOnce(Position) -> EntryFacts,
 {
-    let mut tx = pool.begin().await?;
+    // The lock is taken with BEGIN, in one round trip: every statement after it sees
+    // the head as the previous holder committed it.
+    let mut tx = pool
+        .begin_with(sqlx::AssertSqlSafe(format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({APPEND_LOCK})"
+        )))
+        .await?;
     match append_locked(&mut tx, message_id, build).await {
         Ok(appended) => {
             tx.commit().await?;
@@ -35,7 +41,8 @@ where
     }
 }
 
-/// The append's statements, inside its transaction: lock, reuse or head, insert.
+/// The append's statements, inside its transaction, under the lock: reuse or head,
+/// insert.
 async fn append_locked<F>(
     conn: &mut PgConnection,
     message_id: Uuid,
@@ -44,21 +51,14 @@ async fn append_locked<F>(
 where
     F: FnOnce(Position) -> EntryFacts,
 {
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(APPEND_LOCK)
-        .execute(&mut *conn)
-        .await?;
-    if let Some(existing) = find(conn, message_id).await? {
+    let found = find_with_head(conn, message_id).await?;
+    if let Some(existing) = found.existing {
         return reuse(existing, message_id, build);
     }
-    let (head_seq, head_hash) = read_head(conn).await?;
-    // The clock after the lock was granted, so chained_at follows seq.
-    let chained_at: DateTime<Utc> = sqlx::query_scalar("SELECT clock_timestamp()")
-        .fetch_one(&mut *conn)
-        .await?;
+    let (head_seq, head_hash) = found.head;
     let position = Position {
         seq: head_seq + 1,
-        chained_at,
+        chained_at: found.now,
     };
     let bytes = canonical(position, &build(position));
     let hash = chain_hash(&head_hash, &bytes);
@@ -81,6 +81,56 @@ where
     })
 }
 
+/// What the append reads under the lock, in one statement.
+struct Found {
+    /// The message's entry, when an earlier attempt appended it.
+    existing: Option<Existing>,
+    /// The head's position and hash: `(0, GENESIS)` for an empty chain.
+    head: (i64, [u8; 32]),
+    /// The clock after the lock was granted, so chained_at follows seq.
+    now: DateTime<Utc>,
+}
+
+async fn find_with_head(conn: &mut PgConnection, message_id: Uuid) -> Result<Found, LedgerError> {
+    type Row = (
+        Option<i64>,
+        Option<DateTime<Utc>>,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Option<i64>,
+        Option<Vec<u8>>,
+        DateTime<Utc>,
+    );
+    let (seq, chained_at, canonical, hash, head_seq, head_hash, now): Row = sqlx::query_as(
+        "SELECT mine.seq, mine.chained_at, mine.canonical, mine.hash,
+                head.seq, head.hash, clock_timestamp()
+         FROM (SELECT 1) one
+         LEFT JOIN ledger_entry mine ON mine.message_id = $1
+         LEFT JOIN LATERAL (SELECT seq, hash FROM ledger_entry ORDER BY seq DESC LIMIT 1) head
+                ON true",
+    )
+    .bind(message_id)
+    .fetch_one(conn)
+    .await?;
+    let existing = match (seq, chained_at, canonical, hash) {
+        (Some(seq), Some(chained_at), Some(canonical), Some(hash)) => Some(Existing {
+            position: Position { seq, chained_at },
+            canonical,
+            hash,
+        }),
+        _ => None,
+    };
+    let head = match (head_seq, head_hash) {
+        (Some(seq), Some(hash)) => (seq, hash32(&hash, seq)?),
+        _ => (0, GENESIS),
+    };
+    Ok(Found {
+        existing,
+        head,
+        now,
+    })
+}
+
 /// Records, in the archive's transaction, that every object of `message_id`'s entry is
 /// in S3: from now on the entry may be sealed. Marking it again keeps the first time.
 pub async fn mark_stored(conn: &mut PgConnection, message_id: Uuid) -> Result<(), LedgerError> {
@@ -100,21 +150,6 @@ struct Existing {
     position: Position,
     canonical: Vec<u8>,
     hash: Vec<u8>,
-}
-
-async fn find(conn: &mut PgConnection, message_id: Uuid) -> Result<Option<Existing>, LedgerError> {
-    type Row = (i64, DateTime<Utc>, Vec<u8>, Vec<u8>);
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT seq, chained_at, canonical, hash FROM ledger_entry WHERE message_id = $1",
-    )
-    .bind(message_id)
-    .fetch_optional(conn)
-    .await?;
-    Ok(row.map(|(seq, chained_at, canonical, hash)| Existing {
-        position: Position { seq, chained_at },
-        canonical,
-        hash,
-    }))
 }
 
 fn reuse<F>(existing: Existing, message_id: Uuid, build: F) -> Result<Appended, LedgerError>

@@ -40,6 +40,7 @@ impl Default for SenderSettings {
             retry: RelaySettings {
                 batch_size: 20,
                 poll_interval_ms: 1000,
+                linger_ms: 0,
                 max_attempts: 10,
                 base_backoff_ms: 30_000,
                 max_backoff_ms: 60 * 60 * 1000,

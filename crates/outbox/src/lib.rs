@@ -72,6 +72,23 @@ pub async fn enqueue(conn: &mut PgConnection, event: &NewEvent) -> Result<(), sq
     enqueue_on(conn, channels::KAFKA, event).await
 }
 
+/// Writes `events` for Kafka in the caller's transaction, in one statement, in the
+/// order given (their `seq` follows it, so the relay publishes them in that order).
+pub async fn enqueue_all(conn: &mut PgConnection, events: &[NewEvent]) -> Result<(), sqlx::Error> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    static SQL: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| insert::unnest(2, "$1::uuid[]", "true"));
+    let mut args = PgArguments::default();
+    let ids: Vec<Uuid> = events.iter().map(|event| event.id).collect();
+    let rows: Vec<Option<&NewEvent>> = events.iter().map(Some).collect();
+    sqlx::Arguments::add(&mut args, ids).map_err(sqlx::Error::Encode)?;
+    insert::bind_arrays(&mut args, &rows, channels::KAFKA).map_err(sqlx::Error::Encode)?;
+    sqlx::query_with(SQL.as_str(), args).execute(conn).await?;
+    Ok(())
+}
+
 /// Writes `event` for the relay of `channel` (one of [`channels`]).
 pub async fn enqueue_on(
     conn: &mut PgConnection,

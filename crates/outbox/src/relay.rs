@@ -22,19 +22,32 @@ use tokio_util::sync::CancellationToken;
 /// still pending. A row that commits late is simply pending when it becomes visible —
 /// there is no high-water mark to skip it. A FAILED (dead-lettered) row no longer blocks
 /// its aggregate; replaying it is an operator's decision.
+///
+/// `has_follower` says whether a later PENDING row of the aggregate, on this channel,
+/// waits behind the claimed one: it becomes a head only once this batch commits, so
+/// whoever holds the batch must claim again then (no NOTIFY will come for it).
 const CLAIM: &str = "
-    SELECT o.id, o.seq, o.aggregate_type, o.aggregate_id, o.event_type, o.topic, o.payload,
-           o.headers, o.created_at, o.attempts
-    FROM outbox o
-    WHERE o.status = 'PENDING' AND o.next_attempt_at <= now() AND o.channel = $2
-      AND NOT EXISTS (
-          SELECT 1 FROM outbox earlier
-          WHERE earlier.aggregate_id = o.aggregate_id
-            AND earlier.status = 'PENDING'
-            AND earlier.seq < o.seq)
-    ORDER BY o.seq
-    LIMIT $1
-    FOR UPDATE SKIP LOCKED";
+    WITH claimed AS (
+        SELECT o.id, o.seq, o.aggregate_type, o.aggregate_id, o.event_type, o.topic,
+               o.payload, o.headers, o.created_at, o.attempts
+        FROM outbox o
+        WHERE o.status = 'PENDING' AND o.next_attempt_at <= now() AND o.channel = $2
+          AND NOT EXISTS (
+              SELECT 1 FROM outbox earlier
+              WHERE earlier.aggregate_id = o.aggregate_id
+                AND earlier.status = 'PENDING'
+                AND earlier.seq < o.seq)
+        ORDER BY o.seq
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED)
+    SELECT c.*, EXISTS (
+               SELECT 1 FROM outbox later
+               WHERE later.aggregate_id = c.aggregate_id
+                 AND later.status = 'PENDING'
+                 AND later.seq > c.seq
+                 AND later.channel = $2) AS has_follower
+    FROM claimed c
+    ORDER BY c.seq";
 
 /// The channel the `outbox_notify` trigger signals on commit.
 pub const NOTIFY_CHANNEL: &str = "outbox_pending";
@@ -82,15 +95,18 @@ impl<P: Publisher> Relay<P> {
         self.finish(claimed).await
     }
 
-    /// Steps until a claim finds nothing, two batches at a time: batch N+1 is claimed
-    /// while batch N is published and marked, on a second connection. Returns the sum
-    /// of the steps.
+    /// Steps until nothing due is left that this relay must claim, and returns the sum
+    /// of the steps. A full batch is followed at once, and batch N+1 is claimed while
+    /// batch N is published and marked, on a second connection. A short batch took every
+    /// claimable row there was: the drain then claims again only for the rows waiting
+    /// behind it (`has_follower`, see [`CLAIM`]), which no NOTIFY will announce; rows
+    /// committed after its claim announce themselves.
     ///
-    /// This is exactly two relays stepping at once (ADR 0002): batch N's rows stay
-    /// locked and PENDING until its transaction commits, so the claim of N+1 skips
-    /// them (`SKIP LOCKED`) and also every later row of their aggregates (not heads).
-    /// N+1 therefore holds only aggregates whose earlier events are already SENT, which
-    /// is what makes it safe to publish it once N is done.
+    /// Claiming N+1 during N is exactly two relays stepping at once (ADR 0002): batch
+    /// N's rows stay locked and PENDING until its transaction commits, so the claim of
+    /// N+1 skips them (`SKIP LOCKED`) and also every later row of their aggregates (not
+    /// heads). N+1 therefore holds only aggregates whose earlier events are already
+    /// SENT, which is what makes it safe to publish it once N is done.
     pub async fn drain(&self) -> Result<StepReport, sqlx::Error> {
         self.drain_until(&CancellationToken::new()).await
     }
@@ -98,17 +114,17 @@ impl<P: Publisher> Relay<P> {
     async fn drain_until(&self, shutdown: &CancellationToken) -> Result<StepReport, sqlx::Error> {
         let mut total = StepReport::default();
         let mut current = self.claim().await?;
-        // Whether `current` was claimed while an earlier batch was still in flight: an
-        // empty claim then proves nothing (the rows it skipped may be claimable now).
-        let mut overlapped = false;
+        // Whether a batch committed after `current` was claimed and had rows waiting
+        // behind it: `current`'s claim could not see them as heads.
+        let mut followers_unclaimed = false;
         loop {
             if current.records.is_empty() {
                 current.tx.commit().await?;
-                if !overlapped || shutdown.is_cancelled() {
+                if !followers_unclaimed || shutdown.is_cancelled() {
                     return Ok(total);
                 }
                 current = self.claim().await?;
-                overlapped = false;
+                followers_unclaimed = false;
                 continue;
             }
             if shutdown.is_cancelled() {
@@ -116,12 +132,22 @@ impl<P: Publisher> Relay<P> {
                 total.add(self.finish(current).await?);
                 return Ok(total);
             }
-            let (finished, following) = tokio::join!(self.finish(current), self.claim());
-            // An error in either rolls its own transaction back (dropped): those rows
-            // are claimed again later.
-            total.add(finished?);
-            current = following?;
-            overlapped = true;
+            let has_followers = current.has_followers;
+            if current.records.len() as i64 >= self.settings.batch_size {
+                let (finished, following) = tokio::join!(self.finish(current), self.claim());
+                // An error in either rolls its own transaction back (dropped): those rows
+                // are claimed again later.
+                total.add(finished?);
+                current = following?;
+                followers_unclaimed = has_followers;
+            } else {
+                total.add(self.finish(current).await?);
+                if !(has_followers || followers_unclaimed) {
+                    return Ok(total);
+                }
+                current = self.claim().await?;
+                followers_unclaimed = false;
+            }
         }
     }
 
@@ -140,18 +166,26 @@ impl<P: Publisher> Relay<P> {
                  SET LOCAL plan_cache_mode = force_custom_plan",
             )
             .await?;
-        let records: Vec<OutboxRecord> = sqlx::query_as(CLAIM)
+        let rows: Vec<ClaimedRow> = sqlx::query_as(CLAIM)
             .bind(self.settings.batch_size)
             .bind(self.channel)
             .fetch_all(&mut *tx)
             .await?;
-        tracing::trace!(rows = records.len(), elapsed = ?started.elapsed(), "claimed");
-        Ok(Claimed { tx, records })
+        tracing::trace!(rows = rows.len(), elapsed = ?started.elapsed(), "claimed");
+        let has_followers = rows.iter().any(|row| row.has_follower);
+        let records = rows.into_iter().map(|row| row.record).collect();
+        Ok(Claimed {
+            tx,
+            records,
+            has_followers,
+        })
     }
 
     /// Publishes a claimed batch, records each outcome and commits.
     async fn finish(&self, claimed: Claimed) -> Result<StepReport, sqlx::Error> {
-        let Claimed { mut tx, records } = claimed;
+        let Claimed {
+            mut tx, records, ..
+        } = claimed;
         let mut report = StepReport {
             claimed: records.len(),
             ..StepReport::default()
@@ -232,15 +266,15 @@ impl<P: Publisher> Relay<P> {
     }
 
     /// Drains ([`Relay::drain`]) until `shutdown`: after each drain, waits for a
-    /// NOTIFY or the polling interval, whichever comes first. The batch in flight is
-    /// finished before returning.
+    /// NOTIFY or the polling interval, whichever comes first. After a NOTIFY it lingers
+    /// `linger_ms` (or until `batch_size` more arrive) so that a steady low rate is
+    /// published in batches rather than one row at a time, each at a batch's full cost.
+    /// The batch in flight is finished before returning.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(NOTIFY_CHANNEL).await?;
         let poll = Duration::from_millis(self.settings.poll_interval_ms);
         while !shutdown.is_cancelled() {
-            // Claims are head-of-aggregate only, so a short batch does not mean the
-            // backlog is empty: a drain ends only when a claim finds nothing.
             match self.drain_until(&shutdown).await {
                 Ok(report) if report.claimed > 0 => tracing::debug!(?report, "relay drain"),
                 Ok(_) => {}
@@ -249,7 +283,11 @@ impl<P: Publisher> Relay<P> {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 _ = self.notified(&mut listener) => {}
-                _ = tokio::time::sleep(poll) => {}
+                _ = tokio::time::sleep(poll) => continue,
+            }
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = self.linger(&mut listener) => {}
             }
         }
         tracing::info!("relay stopped");
@@ -258,6 +296,23 @@ impl<P: Publisher> Relay<P> {
 }
 
 impl<P> Relay<P> {
+    /// Lets more commits gather after a NOTIFY: returns after `linger_ms`, or once
+    /// `batch_size` further NOTIFYs (one per committing transaction) arrived.
+    async fn linger(&self, listener: &mut PgListener) {
+        if self.settings.linger_ms == 0 {
+            return;
+        }
+        let deadline = tokio::time::sleep(Duration::from_millis(self.settings.linger_ms));
+        tokio::pin!(deadline);
+        let mut gathered = 0;
+        while gathered < self.settings.batch_size {
+            tokio::select! {
+                _ = &mut deadline => return,
+                _ = self.notified(listener) => gathered += 1,
+            }
+        }
+    }
+
     /// Waits for a NOTIFY about this relay's channel (the payload names the channel of
     /// the rows committed; an empty one, from before migration 0008, counts for all).
     /// A listener error (connection lost) returns at once: PgListener reconnects on the
@@ -281,6 +336,15 @@ impl<P> Relay<P> {
 struct Claimed {
     tx: Transaction<'static, Postgres>,
     records: Vec<OutboxRecord>,
+    /// Whether a later PENDING row of one of its aggregates waits behind it.
+    has_followers: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct ClaimedRow {
+    #[sqlx(flatten)]
+    record: OutboxRecord,
+    has_follower: bool,
 }
 
 impl StepReport {

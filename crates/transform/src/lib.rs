@@ -11,6 +11,7 @@
 //! Architecture invariant: the inbox row, the canonical invoice rows and the outbox rows
 //! commit in one transaction.
 
+mod effects;
 mod invoices;
 mod published;
 
@@ -30,6 +31,7 @@ use edihub_events::{
     headers,
 };
 use edihub_outbox::NewEvent;
+use effects::{Effects, InvoiceRow};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -115,9 +117,9 @@ impl Transformer {
 
         let propagated = correlation_headers(event);
         // Bounded memory for large interchanges: the evaluation runs on a blocking thread
-        // and hands each message over as soon as its UNT is read; its events are written
-        // at once, inside a savepoint that is rolled back if the interchange turns out to
-        // be rejected after all (a fault may come last, e.g. a wrong UNZ count).
+        // and hands each message over as soon as its UNT is read; its effects are
+        // gathered and written in batches (see `effects`), undone if the interchange
+        // turns out to be rejected after all (a fault may come last).
         let options = check::Options {
             charset: charset_policy(received.charset_policy),
         };
@@ -132,45 +134,50 @@ impl Transformer {
                 let _ = sender.blocking_send(message);
             })
         });
-        let mut effects = sqlx::Connection::begin(&mut *tx).await?;
+        let mut effects = Effects::default();
         let (mut messages, mut stored_invoices) = (0, 0);
         while let Some(output) = evaluated.recv().await {
             let Some(header) = &header else { continue };
             let parsed = parsed_event(message_id, header, &output)?;
-            edihub_outbox::enqueue(
-                &mut effects,
-                &message_event(
-                    message_id,
-                    event_types::EDI_MESSAGE_PARSED,
-                    &self.topics.message_parsed,
-                    serde_json::to_value(&parsed)?,
-                    &propagated,
-                ),
-            )
-            .await?;
+            let (invoice, transformed) = match &output.invoice {
+                Some(invoice) => {
+                    let (row, event) =
+                        self.invoice_effects(message_id, invoice, &parsed, &propagated)?;
+                    (Some(row), Some(event))
+                }
+                None => (None, None),
+            };
+            stored_invoices += usize::from(invoice.is_some());
+            let parsed = message_event(
+                message_id,
+                event_types::EDI_MESSAGE_PARSED,
+                &self.topics.message_parsed,
+                serde_json::to_value(&parsed)?,
+                &propagated,
+            );
+            effects.push(invoice, std::iter::once(parsed).chain(transformed));
             messages += 1;
-            if let Some(invoice) = &output.invoice {
-                self.store_invoice(&mut effects, message_id, invoice, &parsed, &propagated)
-                    .await?;
-                stored_invoices += 1;
-            }
             if let Some(ack) = &output.acknowledgement {
-                self.match_acknowledgement(&mut effects, message_id, &received, ack)
+                // Its writes follow the effects gathered so far, inside the savepoint.
+                effects.write(&mut tx).await?;
+                self.match_acknowledgement(&mut tx, message_id, &received, ack)
                     .await?;
+            } else if effects.is_full() {
+                effects.write(&mut tx).await?;
             }
         }
         let report = evaluation.await.map_err(TransformError::Mapping)?;
         let acknowledgement = acknowledgement(&report, message_id, &received);
         let outcome = match decide(report) {
             Ok(_) => {
-                effects.commit().await?;
+                effects.accept(&mut tx).await?;
                 Outcome::Transformed {
                     messages,
                     invoices: stored_invoices,
                 }
             }
             Err(faults) => {
-                effects.rollback().await?;
+                effects.reject(&mut tx).await?;
                 let count = faults.len();
                 tracing::warn!(faults = ?faults, "message rejected");
                 let rejected = EdiMessageRejected { message_id, faults };
@@ -279,57 +286,45 @@ impl Transformer {
         Ok(())
     }
 
-    async fn store_invoice(
+    /// A message's canonical invoice row and its `InvoiceTransformed` event.
+    fn invoice_effects(
         &self,
-        tx: &mut PgConnection,
         message_id: Uuid,
         invoice: &CanonicalInvoice,
         parsed: &edihub_events::EdiMessageParsed,
         propagated: &serde_json::Value,
-    ) -> Result<(), TransformError> {
+    ) -> Result<(InvoiceRow, NewEvent), TransformError> {
         let invoice_id = Uuid::now_v7();
         let canonical = serde_json::to_value(invoice)?;
-        // Parsed and validated by the mapping; the column keeps SQL date semantics.
-        let issue_date = NaiveDate::parse_from_str(&invoice.issue_date, "%Y-%m-%d").ok();
-        sqlx::query(
-            "INSERT INTO canonical_invoice (id, message_id, message_reference, invoice_number,
-                                            issue_date, currency, amount_due, canonical)
-             VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)",
-        )
-        .bind(invoice_id)
-        .bind(message_id)
-        .bind(&invoice.message_reference)
-        .bind(&invoice.invoice_number)
-        .bind(issue_date)
-        .bind(&invoice.currency)
-        .bind(&invoice.totals.amount_due)
-        .bind(&canonical)
-        .execute(&mut *tx)
-        .await?;
         let event = InvoiceTransformed {
             invoice_id,
             message_id,
             message_reference: invoice.message_reference.clone(),
-            invoice: canonical,
+            invoice: canonical.clone(),
             warnings: parsed.warnings.clone(),
         };
-        edihub_outbox::enqueue(
-            tx,
-            &message_event(
-                message_id,
-                event_types::INVOICE_TRANSFORMED,
-                &self.topics.invoice_canonical,
-                serde_json::to_value(&event)?,
-                propagated,
-            ),
-        )
-        .await?;
-        Ok(())
+        let event = message_event(
+            message_id,
+            event_types::INVOICE_TRANSFORMED,
+            &self.topics.invoice_canonical,
+            serde_json::to_value(&event)?,
+            propagated,
+        );
+        let row = InvoiceRow {
+            id: invoice_id,
+            message_id,
+            message_reference: invoice.message_reference.clone(),
+            invoice_number: invoice.invoice_number.clone(),
+            // Parsed and validated by the mapping; the column keeps SQL date semantics.
+            issue_date: NaiveDate::parse_from_str(&invoice.issue_date, "%Y-%m-%d").ok(),
+            currency: invoice.currency.clone(),
+            amount_due: invoice.totals.amount_due.clone(),
+            canonical,
+        };
+        Ok((row, event))
     }
 }
 
-/// An outbox event of the message's aggregate, so the relay publishes the events of one
-/// message in the order they were enqueued.
 fn message_event(
     message_id: Uuid,
     event_type: &str,

@@ -1,6 +1,6 @@
 //! The archive's rows for one message, written in the consumer's transaction: the
 //! `archive_record` (which still points to the payload, so `audit fetch` is unchanged)
-//! and one `archive_object` per stored object.
+//! and one `archive_object` per stored object, in one statement.
 
 use crate::evidence::{EvidenceSet, InvoiceNumbers, kinds};
 use edihub_journal::MessageEvidence;
@@ -24,11 +24,23 @@ pub(super) async fn insert(
     let payload = set.object(kinds::PAYLOAD);
     let payload_key = payload.map(|o| o.key.as_str());
     let payload_sha256 = payload.map_or(evidence.payload_sha256.as_str(), |o| o.sha256.as_str());
+    let objects = &set.objects;
+    let kinds: Vec<&str> = objects.iter().map(|o| o.kind).collect();
+    let keys: Vec<&str> = objects.iter().map(|o| o.key.as_str()).collect();
+    let sha256s: Vec<&str> = objects.iter().map(|o| o.sha256.as_str()).collect();
+    let sizes: Vec<i64> = objects.iter().map(|o| o.size() as i64).collect();
     sqlx::query(
-        "INSERT INTO archive_record (message_id, bucket, object_key, version_id, sha256, size,
-                                     retention_mode, retain_until, as2_from, as2_message_id,
-                                     unb_reference, received_at, invoice_numbers, ledger_seq)
-         VALUES ($1, $2, $3, $4, $5, $6, 'COMPLIANCE', $7, $8, $9, $10, $11, $12, $13)",
+        "WITH record AS (
+             INSERT INTO archive_record (message_id, bucket, object_key, version_id, sha256,
+                                         size, retention_mode, retain_until, as2_from,
+                                         as2_message_id, unb_reference, received_at,
+                                         invoice_numbers, ledger_seq)
+             VALUES ($1, $2, $3, $4, $5, $6, 'COMPLIANCE', $7, $8, $9, $10, $11, $12, $13))
+         INSERT INTO archive_object (message_id, kind, object_key, version_id, sha256, size,
+                                     retain_until)
+         SELECT $1, kind, object_key, version_id, sha256, size, $7
+         FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[])
+              AS o(kind, object_key, version_id, sha256, size)",
     )
     .bind(evidence.id)
     .bind(bucket)
@@ -43,23 +55,12 @@ pub(super) async fn insert(
     .bind(evidence.received_at)
     .bind(&invoices.numbers)
     .bind(set.position().seq)
+    .bind(&kinds)
+    .bind(&keys)
+    .bind(versions)
+    .bind(&sha256s)
+    .bind(&sizes)
     .execute(&mut *conn)
     .await?;
-    for (object, version) in set.objects.iter().zip(versions) {
-        sqlx::query(
-            "INSERT INTO archive_object (message_id, kind, object_key, version_id, sha256, size,
-                                         retain_until)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(evidence.id)
-        .bind(object.kind)
-        .bind(&object.key)
-        .bind(version)
-        .bind(&object.sha256)
-        .bind(object.size() as i64)
-        .bind(until)
-        .execute(&mut *conn)
-        .await?;
-    }
     Ok(())
 }
