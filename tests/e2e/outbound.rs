@@ -470,11 +470,15 @@ async fn an_async_mdn_posted_back_delivers_the_message_once_even_when_it_comes_t
     assert_eq!(events_written(&sender, id).await, written, "no new event");
     let events = status_events(&sender, id, written as usize).await;
     use OutboundState::{Delivered, Queued, Sent};
-    let expected: &[OutboundState] = match sent.state.as_str() {
-        "sent" => &[Queued, Sent, Delivered],
-        _ => &[Queued, Delivered],
+    // `sent` was read after the sender's step: an MDN that came after the POST's answer
+    // was recorded, but before that read, shows `delivered` with a `sent` event before
+    // it. Only an observed `sent` rules out the sequence without one.
+    let observed = states(&events);
+    let allowed: &[&[OutboundState]] = match sent.state.as_str() {
+        "sent" => &[&[Queued, Sent, Delivered]],
+        _ => &[&[Queued, Delivered], &[Queued, Sent, Delivered]],
     };
-    assert_eq!(states(&events), expected);
+    assert!(allowed.contains(&observed.as_slice()), "{observed:?}");
     assert_eq!(events.last().and_then(|e| e.mic.clone()), done.mic_reported);
 }
 
