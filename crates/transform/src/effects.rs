@@ -14,7 +14,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 /// Messages gathered before they are written.
-pub(crate) const BATCH: usize = 64;
+const BATCH: usize = 64;
 
 const SAVEPOINT: &str = "SAVEPOINT transform_effects";
 const RELEASE: &str = "RELEASE SAVEPOINT transform_effects";

@@ -325,6 +325,8 @@ impl Transformer {
     }
 }
 
+/// An outbox event of the message's aggregate, so the relay publishes the events of one
+/// message in the order they were enqueued.
 fn message_event(
     message_id: Uuid,
     event_type: &str,
