@@ -6,7 +6,7 @@
 //! Sizes: RELAY_BENCH_EVENTS (default 100000), RELAY_BENCH_RATE (5000/s) and
 //! RELAY_BENCH_SECONDS (10) for the latency phase. Last, `outbox purge` beside the
 //! relay (relay/purge.rs): draining RELAY_BENCH_EVENTS, then at RELAY_BENCH_PURGE_RATE
-//! (10000/s) for 10 s.
+//! (10000/s) for 10 s; RELAY_BENCH_PURGE_ONLY=1 runs only that last phase.
 
 #[path = "relay/purge.rs"]
 mod purge;
@@ -159,6 +159,15 @@ async fn main() {
     let rate = edihub_tests::env_number("RELAY_BENCH_RATE", 5_000_usize);
     let seconds = edihub_tests::env_number("RELAY_BENCH_SECONDS", 10_usize);
     let app = spawn_app().await;
+    let settings = RelaySettings {
+        batch_size: 5000,
+        ..RelaySettings::default()
+    };
+    if std::env::var_os("RELAY_BENCH_PURGE_ONLY").is_some() {
+        purge::purge_beside_relay(&app, &settings, events).await;
+        app.drop_database().await;
+        return;
+    }
     let brokers = app.kafka.brokers.clone();
     let topic = app.kafka.topics.inbound_received.clone();
     println!("relay benchmark: {events} events of ~500 bytes, 2 per aggregate; broker {brokers}");
@@ -170,10 +179,6 @@ async fn main() {
     // 2. The relay: claim, publish, mark in batches of 5000. First one step at a time,
     //    then as `Relay::run` drains a backlog (the next batch claimed while the
     //    previous one is published and marked).
-    let settings = RelaySettings {
-        batch_size: 5000,
-        ..RelaySettings::default()
-    };
     fill_outbox(&app.pool, &topic, events).await;
     let relay = Relay::new(
         app.pool.clone(),

@@ -1,9 +1,20 @@
 //! Purging with an archive: nothing is deleted before it is exported, nothing twice.
 
-use edihub_outbox::purge::{ExportManifest, purge_sent};
-use edihub_tests::spawn_app;
+use chrono::{DateTime, Utc};
+use edihub_outbox::purge::{ExportManifest, PurgeOptions, purge_sent};
+use edihub_tests::{spawn_app, wait_for};
 use flate2::read::GzDecoder;
 use std::io::Read;
+use std::time::Duration;
+
+fn options(cutoff: DateTime<Utc>, chunk_size: i64, dry_run: bool) -> PurgeOptions {
+    PurgeOptions {
+        cutoff,
+        chunk_size,
+        dry_run,
+        max_rows_per_second: None,
+    }
+}
 
 #[tokio::test]
 async fn old_sent_rows_are_exported_locked_then_deleted_once() {
@@ -22,7 +33,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     .expect("age rows");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
 
-    let dry = purge_sent(&app.pool, &app.store, cutoff, 2, true, &|_, _| {})
+    let dry = purge_sent(&app.pool, &app.store, options(cutoff, 2, true), &|_, _| {})
         .await
         .expect("dry run");
     assert_eq!(dry.rows_exported, 3);
@@ -32,7 +43,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
         "a dry run deletes nothing"
     );
 
-    let report = purge_sent(&app.pool, &app.store, cutoff, 2, false, &|_, _| {})
+    let report = purge_sent(&app.pool, &app.store, options(cutoff, 2, false), &|_, _| {})
         .await
         .expect("purge");
     assert_eq!(
@@ -89,7 +100,7 @@ async fn old_sent_rows_are_exported_locked_then_deleted_once() {
     assert_eq!(exported, 3);
 
     // Running again exports nothing twice.
-    let again = purge_sent(&app.pool, &app.store, cutoff, 2, false, &|_, _| {})
+    let again = purge_sent(&app.pool, &app.store, options(cutoff, 2, false), &|_, _| {})
         .await
         .expect("again");
     assert_eq!((again.chunks, again.rows_exported), (0, 0));
@@ -123,19 +134,26 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
         .await;
     sqlx::raw_sql(
         "UPDATE outbox SET status = 'SENT', created_at = now() - interval '40 days';
-         CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN RAISE EXCEPTION 'crash before delete (test)'; END $$;
-         CREATE TRIGGER refuse_delete BEFORE DELETE ON outbox
-             FOR EACH ROW EXECUTE FUNCTION refuse_delete();",
+         CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'crash before the commit (test)'; END $$;
+         -- Deferred: it fires at COMMIT, after the chunk's export, as a crash there would.
+         CREATE CONSTRAINT TRIGGER refuse_commit AFTER DELETE ON outbox
+             DEFERRABLE INITIALLY DEFERRED
+             FOR EACH ROW EXECUTE FUNCTION refuse_commit();",
     )
     .execute(&app.pool)
     .await
     .expect("set up");
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
     assert!(
-        purge_sent(&app.pool, &app.store, cutoff, 10, false, &|_, _| {})
-            .await
-            .is_err()
+        purge_sent(
+            &app.pool,
+            &app.store,
+            options(cutoff, 10, false),
+            &|_, _| {}
+        )
+        .await
+        .is_err()
     );
     assert_eq!(
         app.count("SELECT count(*) FROM outbox").await,
@@ -143,13 +161,18 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
         "nothing deleted"
     );
 
-    sqlx::raw_sql("DROP TRIGGER refuse_delete ON outbox")
+    sqlx::raw_sql("DROP TRIGGER refuse_commit ON outbox")
         .execute(&app.pool)
         .await
         .expect("drop trigger");
-    let report = purge_sent(&app.pool, &app.store, cutoff, 10, false, &|_, _| {})
-        .await
-        .expect("rerun");
+    let report = purge_sent(
+        &app.pool,
+        &app.store,
+        options(cutoff, 10, false),
+        &|_, _| {},
+    )
+    .await
+    .expect("rerun");
     assert_eq!(
         (report.rows_exported, report.rows_deleted),
         (0, 1),
@@ -168,5 +191,94 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
         versions.versions().len(),
         2,
         "one data object and one manifest, one version each"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_a_concurrent_replay_turns_back_to_pending_is_not_purged() {
+    let app = spawn_app().await;
+    for n in 0..3 {
+        app.commit_event(&app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n })))
+            .await;
+    }
+    sqlx::query(
+        "UPDATE outbox SET status = 'SENT', sent_at = now(), created_at = now() - interval '40 days'",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("age rows");
+    // A replay of agg-1, not yet committed when the purge reaches its row.
+    let mut replay = app.pool.begin().await.expect("begin");
+    sqlx::query("UPDATE outbox SET status = 'PENDING' WHERE aggregate_id = 'agg-1'")
+        .execute(&mut *replay)
+        .await
+        .expect("replay");
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
+    let purging = {
+        let (pool, store) = (app.pool.clone(), app.store.clone());
+        tokio::spawn(async move {
+            purge_sent(&pool, &store, options(cutoff, 10, false), &|_, _| {}).await
+        })
+    };
+    let database = format!("edihub_test_{}", app.suffix);
+    wait_for(
+        "the purge to wait on the replayed row",
+        Duration::from_secs(10),
+        || async {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = $1 AND wait_event_type = 'Lock'",
+            )
+            .bind(&database)
+            .fetch_one(&app.pool)
+            .await
+            .expect("pg_stat_activity");
+            (waiting > 0).then_some(())
+        },
+    )
+    .await;
+    replay.commit().await.expect("commit the replay");
+
+    let report = purging.await.expect("purge task").expect("purge");
+    assert_eq!((report.rows_exported, report.rows_deleted), (2, 2));
+    let left: Vec<(String, String)> = sqlx::query_as("SELECT aggregate_id, status FROM outbox")
+        .fetch_all(&app.pool)
+        .await
+        .expect("rows left");
+    assert_eq!(
+        left,
+        [("agg-1".to_owned(), "PENDING".to_owned())],
+        "the replayed row stays, to be published again"
+    );
+}
+
+#[tokio::test]
+async fn a_paced_purge_keeps_to_its_rate() {
+    let app = spawn_app().await;
+    for n in 0..30 {
+        app.commit_event(&app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n })))
+            .await;
+    }
+    sqlx::query(
+        "UPDATE outbox SET status = 'SENT', sent_at = now(), created_at = now() - interval '40 days'",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("age rows");
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
+    let paced = PurgeOptions {
+        max_rows_per_second: Some(20),
+        ..options(cutoff, 10, false)
+    };
+    let started = std::time::Instant::now();
+    let report = purge_sent(&app.pool, &app.store, paced, &|_, _| {})
+        .await
+        .expect("purge");
+    assert_eq!(report.rows_deleted, 30);
+    // 30 rows at 20 a second: the last chunk is due 1.5 s after the start.
+    assert!(
+        started.elapsed() >= Duration::from_millis(1_500),
+        "{:?}",
+        started.elapsed()
     );
 }

@@ -95,111 +95,184 @@ fn chunk_keys(first_seq: i64, last_seq: i64) -> (String, String) {
     (format!("{base}.jsonl.gz"), format!("{base}.manifest.json"))
 }
 
-/// Exports and deletes SENT rows created before `cutoff`, `chunk_size` rows per chunk;
-/// `progress(done, total)` after each chunk (`total` counted once, at the start).
-/// With `dry_run`, counts what would be exported and changes nothing.
+/// What a purge takes: SENT rows created before `cutoff`, `chunk_size` rows per chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct PurgeOptions {
+    pub cutoff: DateTime<Utc>,
+    pub chunk_size: i64,
+    /// Count what would be exported and change nothing.
+    pub dry_run: bool,
+    /// At most this many rows per second, averaged from the start: a purge beside a busy
+    /// relay on a small machine is paced so that it takes its CPU evenly rather than in
+    /// bursts. `None`: as fast as it can.
+    pub max_rows_per_second: Option<u32>,
+}
+
+/// Exports and deletes the rows `options` select; `progress(done, total)` after each
+/// chunk (`total` counted once, at the start).
 pub async fn purge_sent(
     pool: &PgPool,
     archive: &impl Archive,
-    cutoff: DateTime<Utc>,
-    chunk_size: i64,
-    dry_run: bool,
-    progress: &dyn Fn(u64, u64),
+    options: PurgeOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<PurgeReport, PurgeError> {
     let mut report = PurgeReport::default();
     let total: i64 =
         sqlx::query_scalar("SELECT count(*) FROM outbox WHERE status = 'SENT' AND created_at < $1")
-            .bind(cutoff)
+            .bind(options.cutoff)
             .fetch_one(pool)
             .await?;
-    if dry_run {
+    if options.dry_run {
         report.rows_exported = total as usize;
         return Ok(report);
     }
     let total = total as u64;
     progress(0, total);
     let started = Utc::now();
+    let pace = Pace::new(options.max_rows_per_second);
+    // Each chunk starts after the last one: rescanning from the start would walk every
+    // row this run already deleted (dead until vacuumed) once per chunk.
+    let mut after_seq = 0;
     loop {
         let mut tx = pool.begin().await?;
-        // Locked so that a concurrent replay cannot flip a row back to PENDING between
-        // its export and its deletion.
-        let rows: Vec<ExportedRow> = sqlx::query_as(
-            "SELECT id, seq, aggregate_type, aggregate_id, event_type, topic, payload, headers,
-                    created_at, sent_at, attempts
-             FROM outbox WHERE status = 'SENT' AND created_at < $1
-             ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED",
-        )
-        .bind(cutoff)
-        .bind(chunk_size)
-        .fetch_all(&mut *tx)
-        .await?;
-        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        let rows = delete_chunk(&mut tx, options.cutoff, after_seq, options.chunk_size).await?;
+        let Some(chunk) = Chunk::new(rows, options.cutoff) else {
             tx.commit().await?;
             return Ok(report);
         };
-        let chunk = Chunk {
-            rows: &rows,
-            first_seq: first.seq,
-            last_seq: last.seq,
-            exported_before: cutoff,
-        };
-        let (manifest_key, exported) = export(archive, &chunk, started).await?;
-        report.rows_exported += exported;
-        // Only now that the archive holds the chunk.
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-        let deleted = sqlx::query("DELETE FROM outbox WHERE id = ANY($1)")
-            .bind(&ids)
-            .execute(&mut *tx)
-            .await?;
+        after_seq = chunk.last_seq;
+        let rows = chunk.rows.len();
+        let (manifest_key, exported) = export(archive, chunk, started).await?;
+        // The deletion becomes visible only now that the archive holds the chunk.
         tx.commit().await?;
-        report.rows_deleted += deleted.rows_affected() as usize;
+        report.rows_exported += exported;
+        report.rows_deleted += rows;
         report.chunks += 1;
         progress(
             report.rows_deleted as u64,
             total.max(report.rows_deleted as u64),
         );
-        tracing::info!(%manifest_key, rows = rows.len(), "outbox chunk exported and deleted");
+        tracing::info!(%manifest_key, rows, "outbox chunk exported and deleted");
+        pace.wait(report.rows_deleted).await;
     }
 }
 
-/// The rows of one chunk, locked by the purge's transaction.
-struct Chunk<'a> {
-    rows: &'a [ExportedRow],
+/// Paces a purge to an average rate since it started.
+struct Pace {
+    started: tokio::time::Instant,
+    rows_per_second: Option<u32>,
+}
+
+impl Pace {
+    fn new(rows_per_second: Option<u32>) -> Self {
+        Self {
+            started: tokio::time::Instant::now(),
+            rows_per_second,
+        }
+    }
+
+    /// Waits until `done` rows are no more than the rate allows.
+    async fn wait(&self, done: usize) {
+        if let Some(due) = self.rows_per_second.and_then(|rate| due_after(done, rate)) {
+            tokio::time::sleep_until(self.started + due).await;
+        }
+    }
+}
+
+/// When, counted from the start, `done` rows are due at `rate` rows per second; `None`
+/// for no limit (a rate of 0).
+fn due_after(done: usize, rate: u32) -> Option<std::time::Duration> {
+    (rate > 0).then(|| std::time::Duration::from_secs_f64(done as f64 / f64::from(rate)))
+}
+
+/// Deletes the next `limit` SENT rows after `after_seq` in `tx` and returns them, in
+/// `seq` order. Deleting first, rather than locking with `FOR UPDATE` and deleting
+/// after the export, writes each row once instead of twice; the caller commits only
+/// after the export. A row a concurrent replay turned back to PENDING is skipped:
+/// PostgreSQL checks `status` again on the row's latest version.
+async fn delete_chunk(
+    tx: &mut sqlx::PgConnection,
+    cutoff: DateTime<Utc>,
+    after_seq: i64,
+    limit: i64,
+) -> Result<Vec<ExportedRow>, sqlx::Error> {
+    let mut rows: Vec<ExportedRow> = sqlx::query_as(
+        "DELETE FROM outbox
+         WHERE ctid = ANY(ARRAY(
+                   SELECT ctid FROM outbox
+                   WHERE status = 'SENT' AND created_at < $1 AND seq > $2
+                   ORDER BY seq LIMIT $3))
+           AND status = 'SENT'
+         RETURNING id, seq, aggregate_type, aggregate_id, event_type, topic, payload, headers,
+                   created_at, sent_at, attempts",
+    )
+    .bind(cutoff)
+    .bind(after_seq)
+    .bind(limit)
+    .fetch_all(tx)
+    .await?;
+    rows.sort_unstable_by_key(|row| row.seq);
+    Ok(rows)
+}
+
+/// The rows of one chunk, deleted in the purge's open transaction.
+struct Chunk {
+    rows: Vec<ExportedRow>,
     first_seq: i64,
     last_seq: i64,
     exported_before: DateTime<Utc>,
+}
+
+impl Chunk {
+    /// `None` when there are no rows left.
+    fn new(rows: Vec<ExportedRow>, exported_before: DateTime<Utc>) -> Option<Self> {
+        let (first_seq, last_seq) = (rows.first()?.seq, rows.last()?.seq);
+        Some(Self {
+            rows,
+            first_seq,
+            last_seq,
+            exported_before,
+        })
+    }
 }
 
 /// Puts a chunk into the archive, unless a run before this one did. Returns the
 /// manifest's key and how many rows this call exported.
 async fn export(
     archive: &impl Archive,
-    chunk: &Chunk<'_>,
+    chunk: Chunk,
     retained_from: DateTime<Utc>,
 ) -> Result<(String, usize), PurgeError> {
     let (data_key, manifest_key) = chunk_keys(chunk.first_seq, chunk.last_seq);
-    let data = gzip_json_lines(chunk.rows)?;
-    let manifest = ExportManifest {
-        first_seq: chunk.first_seq,
-        last_seq: chunk.last_seq,
-        rows: chunk.rows.len(),
-        data_key: data_key.clone(),
-        data_sha256: hex::encode(Sha256::digest(&data)),
-        exported_before: chunk.exported_before,
-    };
-    // Completed earlier but not deleted (a crash between the PUT and the commit): the
+    let rows = chunk.rows.len();
+    // Completed earlier but not committed (a crash between the PUT and the commit): the
     // manifest is there and matches, so only the deletion is left to do.
     let already = match archive.get(&manifest_key).await {
         Ok(bytes) => serde_json::from_slice::<ExportManifest>(&bytes).is_ok_and(|stored| {
-            stored.rows == manifest.rows
-                && stored.first_seq == manifest.first_seq
-                && stored.last_seq == manifest.last_seq
+            stored.rows == rows
+                && stored.first_seq == chunk.first_seq
+                && stored.last_seq == chunk.last_seq
         }),
         Err(_) => false,
     };
     if already {
         return Ok((manifest_key, 0));
     }
+    let (first_seq, last_seq, exported_before) =
+        (chunk.first_seq, chunk.last_seq, chunk.exported_before);
+    // Rendering and deflating take milliseconds of CPU per chunk: off the async
+    // workers, which may be serving others (a relay in the same process, in the bench).
+    let data = tokio::task::spawn_blocking(move || gzip_json_lines(&chunk.rows))
+        .await
+        .map_err(std::io::Error::other)??;
+    let manifest = ExportManifest {
+        first_seq,
+        last_seq,
+        rows,
+        data_key: data_key.clone(),
+        data_sha256: hex::encode(Sha256::digest(&data)),
+        exported_before,
+    };
     archive
         .put_locked(&data_key, data, "application/gzip", retained_from)
         .await
@@ -215,7 +288,7 @@ async fn export(
         )
         .await
         .map_err(PurgeError::archive)?;
-    Ok((manifest_key, chunk.rows.len()))
+    Ok((manifest_key, rows))
 }
 
 /// The rows as gzip JSON lines. The lines are rendered first and compressed in one

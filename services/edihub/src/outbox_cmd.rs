@@ -6,6 +6,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 use edihub_outbox::admin::{self, Selection};
+use edihub_outbox::purge::PurgeOptions;
 use uuid::Uuid;
 
 #[derive(Subcommand)]
@@ -39,6 +40,10 @@ pub enum OutboxCommand {
         older_than_days: u32,
         #[arg(long, default_value_t = 10_000)]
         chunk: i64,
+        /// At most this many rows per second, so that a purge beside a busy relay takes
+        /// its CPU evenly; 0 or absent: as fast as it can.
+        #[arg(long)]
+        max_rate: Option<u32>,
         #[arg(long)]
         dry_run: bool,
     },
@@ -97,19 +102,22 @@ pub async fn run(settings: &Settings, command: OutboxCommand) -> anyhow::Result<
         OutboxCommand::Purge {
             older_than_days,
             chunk,
+            max_rate,
             dry_run,
         } => {
             let store = edihub_archive::ArchiveStore::new(&settings.s3);
             let progress = Progress::counting("rows");
-            let report = edihub_outbox::purge::purge_sent(
-                &pool,
-                &store,
-                cutoff(older_than_days),
-                chunk,
+            let options = PurgeOptions {
+                cutoff: cutoff(older_than_days),
+                chunk_size: chunk,
                 dry_run,
-                &|done, total| progress.update(done, total),
-            )
-            .await;
+                max_rows_per_second: max_rate,
+            };
+            let report =
+                edihub_outbox::purge::purge_sent(&pool, &store, options, &|done, total| {
+                    progress.update(done, total)
+                })
+                .await;
             progress.finish();
             let report = report?;
             if dry_run {

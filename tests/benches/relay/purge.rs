@@ -1,13 +1,13 @@
 //! Cleanup beside the relay: does `outbox purge` (export to the locked bucket, then
 //! delete) keep up with what the relay publishes, and what does it cost the relay?
 //!
-//! Two loads, each run alone and with a purge of as many old SENT rows beside it, in
-//! turn (alone, with, alone, with): the relay at a steady rate, where what a purge may
-//! cost is latency (created -> sent, from the rows' own timestamps), then the relay
-//! draining a backlog flat out (the worst case on a small machine: both want every
-//! core). The steady load goes first: tansu, the broker stand-in, slows down as its
-//! memory fills with the records of a run (docs/benchmarks.md). The inbox purge is timed
-//! alone after.
+//! Two loads, each run alone, with a purge of as many old SENT rows flat out, and with
+//! one paced to 1.2 times the relay's rate (`--max-rate`), in turn: the relay at a steady
+//! rate, where what a purge may cost is latency (created -> sent, from the rows' own
+//! timestamps), then the relay draining a backlog flat out (the worst case on a small
+//! machine: both want every core). The steady load goes first: tansu, the broker
+//! stand-in, slows down as its memory fills with the records of a run
+//! (docs/benchmarks.md). The inbox purge is timed alone after.
 
 use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// Old SENT rows, as a purge finds them: created and sent two days ago. Written before
-/// the run's new rows, so that they come first in `seq` order, as old rows do.
+/// the run's new rows, so that they come first in `seq` order, as old rows do, and in
+/// every run, purged or not, so that only the purge differs between them.
 async fn fill_sent(pool: &sqlx::PgPool, topic: &str, rows: usize) {
     sqlx::query(
         "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload,
@@ -35,24 +36,61 @@ async fn fill_sent(pool: &sqlx::PgPool, topic: &str, rows: usize) {
 }
 
 /// Empties the outbox between runs: a purge scans in `seq` order, and the SENT rows an
-/// earlier run published (recent, so not purged) would lie across its path. Not
-/// vacuumed: statistics of an empty table made the planner turn the relay's claim into
-/// a nested loop over the whole backlog when 100,000 rows then arrived (docs/benchmarks.md).
+/// earlier run published (recent, so not purged) would lie across its path. Then
+/// vacuums it, as autovacuum would in production: the local PostgreSQL runs with
+/// autovacuum off, and the dead rows of each run made every later one slower
+/// (docs/benchmarks.md).
 async fn empty_outbox(pool: &sqlx::PgPool) {
     sqlx::query("DELETE FROM outbox")
         .execute(pool)
         .await
         .expect("empty the outbox");
+    sqlx::query("VACUUM ANALYZE outbox")
+        .execute(pool)
+        .await
+        .expect("vacuum the outbox");
 }
 
-/// One purge over `rows` old rows: rows/s and how long it took.
-async fn purge(app: &TestApp, rows: usize) -> (f64, Duration) {
-    let cutoff = chrono::Utc::now() - chrono::Duration::days(1);
+/// What runs beside the relay.
+#[derive(Clone, Copy)]
+enum Beside {
+    Nothing,
+    Purge,
+    /// A purge paced to this many rows per second.
+    PacedPurge(u32),
+}
+
+impl Beside {
+    fn label(self) -> String {
+        match self {
+            Beside::Nothing => "alone:".to_owned(),
+            Beside::Purge => "with purge:".to_owned(),
+            Beside::PacedPurge(rate) => format!("with purge at {rate}/s:"),
+        }
+    }
+
+    fn purges(self) -> Option<Option<u32>> {
+        match self {
+            Beside::Nothing => None,
+            Beside::Purge => Some(None),
+            Beside::PacedPurge(rate) => Some(Some(rate)),
+        }
+    }
+}
+
+/// One purge over `rows` old rows, at most `max_rate` rows/s: rows/s and how long it
+/// took. Chunks of 1,000 when paced, so that its work is spread evenly.
+async fn purge(app: &TestApp, rows: usize, max_rate: Option<u32>) -> (f64, Duration) {
+    let options = edihub_outbox::purge::PurgeOptions {
+        cutoff: chrono::Utc::now() - chrono::Duration::days(1),
+        chunk_size: if max_rate.is_some() { 1_000 } else { 10_000 },
+        dry_run: false,
+        max_rows_per_second: max_rate,
+    };
     let start = Instant::now();
-    let report =
-        edihub_outbox::purge::purge_sent(&app.pool, &app.store, cutoff, 10_000, false, &|_, _| {})
-            .await
-            .expect("purge");
+    let report = edihub_outbox::purge::purge_sent(&app.pool, &app.store, options, &|_, _| {})
+        .await
+        .expect("purge");
     let took = start.elapsed();
     assert_eq!(report.rows_deleted, rows, "every old row purged");
     (rows as f64 / took.as_secs_f64(), took)
@@ -64,14 +102,11 @@ fn print_purge(purged: Option<(f64, Duration)>) -> String {
     })
 }
 
-/// The relay draining `events` fresh rows flat out, with a purge of as many old ones
-/// beside it when `with_purge`.
-async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, with_purge: bool) {
+/// The relay draining `events` fresh rows flat out, with `beside` it.
+async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, beside: Beside) {
     let topic = &app.kafka.topics.inbound_received;
     empty_outbox(&app.pool).await;
-    if with_purge {
-        fill_sent(&app.pool, topic, events).await;
-    }
+    fill_sent(&app.pool, topic, events).await;
     crate::fill_outbox(&app.pool, topic, events).await;
     let start = Instant::now();
     let drained = async {
@@ -79,15 +114,16 @@ async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, with
         assert_eq!(report.sent, events, "every row published");
         start.elapsed()
     };
-    let (took, purged) = if with_purge {
-        let (took, purged) = tokio::join!(drained, purge(app, events));
-        (took, Some(purged))
-    } else {
-        (drained.await, None)
+    let (took, purged) = match beside.purges() {
+        Some(max_rate) => {
+            let (took, purged) = tokio::join!(drained, purge(app, events, max_rate));
+            (took, Some(purged))
+        }
+        None => (drained.await, None),
     };
     println!(
-        "  drain, {:<13} {:>8.0} events/s ({:.2} s){}",
-        if with_purge { "with purge:" } else { "alone:" },
+        "  drain, {:<24} {:>8.0} events/s ({:.2} s){}",
+        beside.label(),
         events as f64 / took.as_secs_f64(),
         took.as_secs_f64(),
         print_purge(purged)
@@ -151,34 +187,41 @@ async fn sent_latency(pool: &sqlx::PgPool, tag: &str) -> Result<(f64, f64), i64>
     .expect("latency"))
 }
 
-/// The relay (running, woken by NOTIFY) at `rate` events/s for `seconds`, with a purge
-/// of as many old rows started at the same time when `with_purge`; the line to print.
-async fn steady(app: &TestApp, load: (usize, usize), run: usize, with_purge: bool) -> String {
+/// The relay (running, woken by NOTIFY) at `rate` events/s for `seconds`, with `beside`
+/// it started at the same time; the line to print.
+async fn steady(app: &TestApp, load: (usize, usize), run: usize, beside: Beside) -> String {
     let (rate, seconds) = load;
     let topic = &app.kafka.topics.acknowledgement_issued;
     let rows = rate * seconds;
     empty_outbox(&app.pool).await;
-    if with_purge {
-        fill_sent(&app.pool, topic, rows).await;
-    }
+    fill_sent(&app.pool, topic, rows).await;
     let tag = format!("steady-{run}");
     let writing = write_steadily(&app.pool, topic, &tag, rate, seconds);
-    let purged = if with_purge {
-        let ((), purged) = tokio::join!(writing, purge(app, rows));
-        Some(purged)
-    } else {
-        writing.await;
-        None
+    let purged = match beside.purges() {
+        Some(max_rate) => {
+            let ((), purged) = tokio::join!(writing, purge(app, rows, max_rate));
+            Some(purged)
+        }
+        None => {
+            writing.await;
+            None
+        }
     };
     let latency = match sent_latency(&app.pool, &tag).await {
         Ok((p50, p99)) => format!("created -> sent p50 {p50:>5.1} ms, p99 {p99:>5.1} ms"),
         Err(behind) => format!("FELL BEHIND: {behind} rows not sent a minute after the last write"),
     };
     format!(
-        "  {rate} events/s, {:<13} {latency}{}",
-        if with_purge { "with purge:" } else { "alone:" },
+        "  {rate} events/s, {:<24} {latency}{}",
+        beside.label(),
         print_purge(purged)
     )
+}
+
+/// The three settings, twice, in turn.
+fn rounds(paced: u32) -> [Beside; 6] {
+    let one = [Beside::Nothing, Beside::Purge, Beside::PacedPurge(paced)];
+    [one[0], one[1], one[2], one[0], one[1], one[2]]
 }
 
 /// Runs the phase: both loads alone and with a purge, in turn; then the purges alone.
@@ -197,10 +240,11 @@ pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events:
         tokio::spawn(async move { relay.run(shutdown).await.expect("relay run") })
     };
     // The first publish of a new producer waits for its producer id: not measured.
-    steady(app, (100, 1), 0, false).await;
+    steady(app, (100, 1), 0, Beside::Nothing).await;
     let rate = edihub_tests::env_number("RELAY_BENCH_PURGE_RATE", 10_000_usize);
-    for (run, with_purge) in [false, true, false, true].into_iter().enumerate() {
-        println!("{}", steady(app, (rate, 10), run + 1, with_purge).await);
+    let paced = (rate as u32).saturating_mul(6) / 5;
+    for (run, beside) in rounds(paced).into_iter().enumerate() {
+        println!("{}", steady(app, (rate, 10), run + 1, beside).await);
     }
     shutdown.cancel();
     running.await.expect("relay task");
@@ -209,13 +253,14 @@ pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events:
         KafkaPublisher::new(&app.kafka).expect("producer"),
         settings.clone(),
     );
-    for with_purge in [false, true, false, true] {
-        drain(app, &relay, events, with_purge).await;
+    // Paced to the steady load's 1.2 times: a drain is a burst the purge need not match.
+    for beside in rounds(paced) {
+        drain(app, &relay, events, beside).await;
     }
 
     empty_outbox(&app.pool).await;
     fill_sent(&app.pool, &app.kafka.topics.inbound_received, events).await;
-    let (rate, took) = purge(app, events).await;
+    let (rate, took) = purge(app, events, None).await;
     println!(
         "  outbox purge alone:   {rate:>8.0} rows/s ({events} rows in {:.2} s)",
         took.as_secs_f64()

@@ -50,3 +50,13 @@ fn gzip_json_lines_keeps_each_row_and_its_json_as_stored() {
     assert!(lines[1].contains(r#""payload":null"#), "{}", lines[1]);
     assert!(text.ends_with('\n'));
 }
+
+#[test]
+fn a_paced_purge_is_due_at_its_rate_and_an_unpaced_one_never_waits() {
+    assert_eq!(
+        due_after(25_000, 10_000),
+        Some(std::time::Duration::from_millis(2_500))
+    );
+    assert_eq!(due_after(0, 10_000), Some(std::time::Duration::ZERO));
+    assert_eq!(due_after(25_000, 0), None);
+}
