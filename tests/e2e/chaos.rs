@@ -277,6 +277,48 @@ async fn check_topic(app: &TestApp, topic: &str) -> TopicReport {
     }
 }
 
+/// How long the drain may go without any progress before the test calls it a stall.
+const STALL: Duration = Duration::from_secs(90);
+
+/// Waits until every message is transformed and archived and every event sent. The
+/// wait has no fixed length, since the backlog grows with CHAOS_MESSAGES (the archive
+/// consumer, a debug build storing six locked objects per message in moto, is the
+/// slowest); it fails when the counts stand still for [`STALL`].
+async fn wait_until_drained(app: &TestApp, expected: i64) {
+    let started = Instant::now();
+    let mut last = None;
+    let mut moved = Instant::now();
+    let mut reported = Instant::now();
+    loop {
+        let invoices = app.count("SELECT count(*) FROM canonical_invoice").await;
+        let archived = app.count("SELECT count(*) FROM archive_record").await;
+        let unsent = app
+            .count("SELECT count(*) FROM outbox WHERE status <> 'SENT'")
+            .await;
+        if invoices >= expected && archived >= expected && unsent == 0 {
+            eprintln!(
+                "chaos: drained {:?} after the last message",
+                started.elapsed()
+            );
+            return;
+        }
+        let counts = (invoices, archived, unsent);
+        if last != Some(counts) {
+            last = Some(counts);
+            moved = Instant::now();
+        }
+        let state = format!(
+            "{invoices} of {expected} transformed, {archived} archived, {unsent} events unsent"
+        );
+        assert!(moved.elapsed() < STALL, "stalled for {STALL:?}: {state}");
+        if reported.elapsed() >= Duration::from_secs(30) {
+            eprintln!("chaos: draining, {state}");
+            reported = Instant::now();
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killing_relays_consumers_and_the_broker_loses_nothing_and_doubles_nothing() {
     let messages = size("CHAOS_MESSAGES", 120);
@@ -377,19 +419,7 @@ async fn killing_relays_consumers_and_the_broker_loses_nothing_and_doubles_nothi
     let accepted = app.count("SELECT count(*) FROM edi_message").await;
     assert_eq!(accepted, messages as i64);
     let expected = accepted;
-    wait_for(
-        "every message transformed and archived, every event sent",
-        Duration::from_secs(180),
-        || async {
-            let invoices = app.count("SELECT count(*) FROM canonical_invoice").await;
-            let archived = app.count("SELECT count(*) FROM archive_record").await;
-            let unsent = app
-                .count("SELECT count(*) FROM outbox WHERE status <> 'SENT'")
-                .await;
-            (invoices >= expected && archived >= expected && unsent == 0).then_some(())
-        },
-    )
-    .await;
+    wait_until_drained(&app, expected).await;
     drop(children);
     let _ = std::fs::remove_file(&config);
 

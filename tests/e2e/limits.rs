@@ -1,8 +1,7 @@
 //! The gateway's limits, each with a clear answer and nothing stored: body size (413),
 //! header size (431) and requests in progress per partner (429 with Retry-After).
 
-use edihub_tests::{EXTRA_PARTNERS, PARTNER, TestApp, fixture, spawn_app_with, wait_for};
-use std::time::Duration;
+use edihub_tests::{EXTRA_PARTNERS, PARTNER, TestApp, fixture, spawn_app_with};
 use uuid::Uuid;
 
 const INVOIC: &str = "edifact/invoic-eancom-d96a.edi";
@@ -79,23 +78,8 @@ async fn a_partner_over_its_concurrency_gets_429_and_others_are_not_held_back() 
         .await
         .expect("lock");
     let first = spawn_post(&app, PARTNER, &payload);
-    let database = format!("edihub_test_{}", app.suffix);
-    wait_for(
-        "the first request to wait on the lock",
-        Duration::from_secs(10),
-        || async {
-            let waiting: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM pg_stat_activity
-                 WHERE datname = $1 AND wait_event_type = 'Lock'",
-            )
-            .bind(&database)
-            .fetch_one(&app.pool)
-            .await
-            .expect("pg_stat_activity");
-            (waiting > 0).then_some(())
-        },
-    )
-    .await;
+    app.wait_for_a_lock_wait("the first request to wait on the lock")
+        .await;
 
     let second = app
         .post_as2(PARTNER, &format!("{}@acme", Uuid::new_v4()), &payload)

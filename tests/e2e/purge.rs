@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use edihub_outbox::purge::{ExportManifest, PurgeOptions, purge_sent};
-use edihub_tests::{spawn_app, wait_for};
+use edihub_tests::{TestApp, spawn_app};
 use flate2::read::GzDecoder;
 use std::io::Read;
 use std::time::Duration;
@@ -194,10 +194,9 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_row_a_concurrent_replay_turns_back_to_pending_is_not_purged() {
-    let app = spawn_app().await;
-    for n in 0..3 {
+/// `count` events (aggregates agg-0, agg-1, ...), SENT and created 40 days ago.
+async fn aged_sent_events(app: &TestApp, count: usize) {
+    for n in 0..count {
         app.commit_event(&app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n })))
             .await;
     }
@@ -207,6 +206,12 @@ async fn a_row_a_concurrent_replay_turns_back_to_pending_is_not_purged() {
     .execute(&app.pool)
     .await
     .expect("age rows");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_a_concurrent_replay_turns_back_to_pending_is_not_purged() {
+    let app = spawn_app().await;
+    aged_sent_events(&app, 3).await;
     // A replay of agg-1, not yet committed when the purge reaches its row.
     let mut replay = app.pool.begin().await.expect("begin");
     sqlx::query("UPDATE outbox SET status = 'PENDING' WHERE aggregate_id = 'agg-1'")
@@ -220,23 +225,8 @@ async fn a_row_a_concurrent_replay_turns_back_to_pending_is_not_purged() {
             purge_sent(&pool, &store, options(cutoff, 10, false), &|_, _| {}).await
         })
     };
-    let database = format!("edihub_test_{}", app.suffix);
-    wait_for(
-        "the purge to wait on the replayed row",
-        Duration::from_secs(10),
-        || async {
-            let waiting: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM pg_stat_activity
-                 WHERE datname = $1 AND wait_event_type = 'Lock'",
-            )
-            .bind(&database)
-            .fetch_one(&app.pool)
-            .await
-            .expect("pg_stat_activity");
-            (waiting > 0).then_some(())
-        },
-    )
-    .await;
+    app.wait_for_a_lock_wait("the purge to wait on the replayed row")
+        .await;
     replay.commit().await.expect("commit the replay");
 
     let report = purging.await.expect("purge task").expect("purge");
@@ -255,16 +245,7 @@ async fn a_row_a_concurrent_replay_turns_back_to_pending_is_not_purged() {
 #[tokio::test]
 async fn a_paced_purge_keeps_to_its_rate() {
     let app = spawn_app().await;
-    for n in 0..30 {
-        app.commit_event(&app.test_event(&format!("agg-{n}"), serde_json::json!({ "n": n })))
-            .await;
-    }
-    sqlx::query(
-        "UPDATE outbox SET status = 'SENT', sent_at = now(), created_at = now() - interval '40 days'",
-    )
-    .execute(&app.pool)
-    .await
-    .expect("age rows");
+    aged_sent_events(&app, 30).await;
     let cutoff = chrono::Utc::now() - chrono::Duration::days(30);
     let paced = PurgeOptions {
         max_rows_per_second: Some(20),

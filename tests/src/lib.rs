@@ -533,6 +533,24 @@ impl TestApp {
             .await
             .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
+
+    /// Waits until a session of this app's database waits on a lock (`what` names it
+    /// for the timeout's message): the test has made it block and goes on from there.
+    pub async fn wait_for_a_lock_wait(&self, what: &str) {
+        let database = format!("edihub_test_{}", self.suffix);
+        wait_for(what, Duration::from_secs(10), || async {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = $1 AND wait_event_type = 'Lock'",
+            )
+            .bind(&database)
+            .fetch_one(&self.pool)
+            .await
+            .expect("pg_stat_activity");
+            (waiting > 0).then_some(())
+        })
+        .await;
+    }
 }
 
 /// The envelope a consumer would decode from `record`.
