@@ -24,6 +24,13 @@
 //! RSA-2048 server certificate), each sent AS2_BENCH_MESSAGES messages over kept-alive
 //! connections, in AS2_BENCH_ROUNDS (4) alternating rounds, so that both see the same
 //! machine; their rates are printed next to each other.
+//!
+//! Last (signed + encrypted only), the gateway beside `outbox purge` (as2_ingest/purge.rs):
+//! AS2_BENCH_PURGE_MESSAGES (3000) in six plain-HTTP rounds: alone, with a purge flat
+//! out, with one paced, twice.
+
+#[path = "as2_ingest/purge.rs"]
+mod purge;
 
 use edihub_as2::{
     Encryption, MicAlg, PlainMessageSpec, SecureMessage, SecureMessageSpec, build_secure_message,
@@ -102,8 +109,9 @@ async fn main() {
     // Built before the clock starts: the client's RSA work is not the gateway's.
     let built_at = Instant::now();
     let now = chrono::Utc::now().timestamp();
-    let prepare = |n: usize| -> Vec<(String, SecureMessage)> {
-        (0..n)
+    // Messages `first..first + n`: the number is the interchange's reference.
+    let prepare = |first: usize, n: usize| -> Vec<(String, SecureMessage)> {
+        (first..first + n)
             .map(|i| {
                 let id = format!("bench-{i}-{}@acme", uuid::Uuid::new_v4());
                 let boundary = format!("----=_bench_{i}");
@@ -134,7 +142,7 @@ async fn main() {
             })
             .collect()
     };
-    let (plain_messages, https_messages) = (prepare(messages), prepare(messages));
+    let (plain_messages, https_messages) = (prepare(0, messages), prepare(0, messages));
     let kind = if secured {
         "signed (SHA-256) + encrypted (AES-256-CBC, RSA-2048)"
     } else {
@@ -181,6 +189,7 @@ async fn main() {
         2 * messages as i64,
         "every message journaled once"
     );
+    let per_gateway = messages;
     let messages = 2 * messages;
 
     let rate = messages as f64 / elapsed.as_secs_f64();
@@ -215,6 +224,11 @@ async fn main() {
         println!(
             "  (plain messages: no RSA work, so no ceiling; the target is for signed + encrypted ones)"
         );
+    }
+    if secured {
+        let beside = edihub_tests::env_number("AS2_BENCH_PURGE_MESSAGES", 3000_usize);
+        // Numbered after those each gateway has seen, so that none is a replay.
+        purge::ingest_beside_purge(&app, &sender, prepare(per_gateway, beside)).await;
     }
     app.drop_database().await;
     https.drop_database().await;

@@ -14,6 +14,7 @@ mod purge;
 use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher, Relay};
+use edihub_tests::outbox_load::sample_payload;
 use edihub_tests::spawn_app;
 use rdkafka::ClientConfig;
 use rdkafka::Message;
@@ -23,20 +24,6 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-
-/// A payload of the size of a real `EdiMessageReceived` (about 500 bytes).
-fn sample_payload(i: usize) -> serde_json::Value {
-    serde_json::json!({
-        "message_id": format!("01a23705-45d1-73f2-a9e3-{i:012}"),
-        "as2_from": "ACME-SUPPLIER", "as2_to": "EDIHUB",
-        "as2_message_id": format!("bench-{i}@acme-supplier"),
-        "unb_reference": "EH000001", "unb_sender": "5412345000013", "unb_recipient": "4012345000094",
-        "content_type": "application/edifact", "received_at": "2026-12-02T13:50:22.16191Z",
-        "payload": { "reference": format!("edihub:edi_message:01a23705-45d1-73f2-a9e3-{i:012}"),
-                     "sha256": "7d09766a7eef0805c5f98bbd70e1f56bdab8d14c24ead30319252c15ae1b96e1",
-                     "size": 837 }
-    })
-}
 
 async fn fill_outbox(pool: &sqlx::PgPool, topic: &str, events: usize) {
     // Two events per aggregate, as a hub message has (received, then transformed).

@@ -6,6 +6,7 @@
 
 pub mod cpu;
 pub mod outbound;
+pub mod outbox_load;
 pub mod tls;
 
 use edihub_archive::ArchiveStore;

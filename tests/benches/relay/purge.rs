@@ -7,33 +7,16 @@
 //! timestamps), then the relay draining a backlog flat out (the worst case on a small
 //! machine: both want every core). The steady load goes first: tansu, the broker
 //! stand-in, slows down as its memory fills with the records of a run
-//! (docs/benchmarks.md). The inbox purge is timed alone after.
+//! (docs/benchmarks.md). Every run has the same old SENT rows, purged or not, so that
+//! only the purge differs. The inbox purge is timed alone after.
 
 use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
 use edihub_outbox::Relay;
 use edihub_tests::TestApp;
+use edihub_tests::outbox_load::{fill_old_sent, purge_old_sent, sample_payload};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-
-/// Old SENT rows, as a purge finds them: created and sent two days ago. Written before
-/// the run's new rows, so that they come first in `seq` order, as old rows do, and in
-/// every run, purged or not, so that only the purge differs between them.
-async fn fill_sent(pool: &sqlx::PgPool, topic: &str, rows: usize) {
-    sqlx::query(
-        "INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, topic, payload,
-                             headers, status, created_at, sent_at, attempts)
-         SELECT gen_random_uuid(), 'EdiMessage', 'old-' || (g / 2), 'EdiMessageReceived', $1,
-                $2, '{}', 'SENT', now() - interval '2 days', now() - interval '2 days', 1
-         FROM generate_series(0, $3 - 1) AS g",
-    )
-    .bind(topic)
-    .bind(crate::sample_payload(0))
-    .bind(rows as i64)
-    .execute(pool)
-    .await
-    .expect("fill SENT rows");
-}
 
 /// Empties the outbox between runs: a purge scans in `seq` order, and the SENT rows an
 /// earlier run published (recent, so not purged) would lie across its path. Then
@@ -79,20 +62,9 @@ impl Beside {
 }
 
 /// One purge over `rows` old rows, at most `max_rate` rows/s: rows/s and how long it
-/// took. Chunks of 1,000 when paced, so that its work is spread evenly.
+/// took.
 async fn purge(app: &TestApp, rows: usize, max_rate: Option<u32>) -> (f64, Duration) {
-    let options = edihub_outbox::purge::PurgeOptions {
-        cutoff: chrono::Utc::now() - chrono::Duration::days(1),
-        chunk_size: if max_rate.is_some() { 1_000 } else { 10_000 },
-        dry_run: false,
-        max_rows_per_second: max_rate,
-    };
-    let start = Instant::now();
-    let report = edihub_outbox::purge::purge_sent(&app.pool, &app.store, options, &|_, _| {})
-        .await
-        .expect("purge");
-    let took = start.elapsed();
-    assert_eq!(report.rows_deleted, rows, "every old row purged");
+    let took = purge_old_sent(app, rows, max_rate).await;
     (rows as f64 / took.as_secs_f64(), took)
 }
 
@@ -106,7 +78,7 @@ fn print_purge(purged: Option<(f64, Duration)>) -> String {
 async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, beside: Beside) {
     let topic = &app.kafka.topics.inbound_received;
     empty_outbox(&app.pool).await;
-    fill_sent(&app.pool, topic, events).await;
+    fill_old_sent(&app.pool, topic, events).await;
     crate::fill_outbox(&app.pool, topic, events).await;
     let start = Instant::now();
     let drained = async {
@@ -147,7 +119,7 @@ async fn write_steadily(pool: &sqlx::PgPool, topic: &str, tag: &str, rate: usize
         .bind(written as i64)
         .bind((written + per_tick - 1) as i64)
         .bind(format!("{tag}-"))
-        .bind(crate::sample_payload(written))
+        .bind(sample_payload(written))
         .execute(pool)
         .await
         .expect("steady write");
@@ -194,7 +166,7 @@ async fn steady(app: &TestApp, load: (usize, usize), run: usize, beside: Beside)
     let topic = &app.kafka.topics.acknowledgement_issued;
     let rows = rate * seconds;
     empty_outbox(&app.pool).await;
-    fill_sent(&app.pool, topic, rows).await;
+    fill_old_sent(&app.pool, topic, rows).await;
     let tag = format!("steady-{run}");
     let writing = write_steadily(&app.pool, topic, &tag, rate, seconds);
     let purged = match beside.purges() {
@@ -259,7 +231,7 @@ pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events:
     }
 
     empty_outbox(&app.pool).await;
-    fill_sent(&app.pool, &app.kafka.topics.inbound_received, events).await;
+    fill_old_sent(&app.pool, &app.kafka.topics.inbound_received, events).await;
     let (rate, took) = purge(app, events, None).await;
     println!(
         "  outbox purge alone:   {rate:>8.0} rows/s ({events} rows in {:.2} s)",
