@@ -243,26 +243,28 @@ async fn export(
     chunk: Chunk,
     retained_from: DateTime<Utc>,
 ) -> Result<(String, usize), PurgeError> {
-    let (data_key, manifest_key) = chunk_keys(chunk.first_seq, chunk.last_seq);
-    let rows = chunk.rows.len();
+    let Chunk {
+        rows: chunk_rows,
+        first_seq,
+        last_seq,
+        exported_before,
+    } = chunk;
+    let (data_key, manifest_key) = chunk_keys(first_seq, last_seq);
+    let rows = chunk_rows.len();
     // Completed earlier but not committed (a crash between the PUT and the commit): the
     // manifest is there and matches, so only the deletion is left to do.
     let already = match archive.get(&manifest_key).await {
         Ok(bytes) => serde_json::from_slice::<ExportManifest>(&bytes).is_ok_and(|stored| {
-            stored.rows == rows
-                && stored.first_seq == chunk.first_seq
-                && stored.last_seq == chunk.last_seq
+            stored.rows == rows && stored.first_seq == first_seq && stored.last_seq == last_seq
         }),
         Err(_) => false,
     };
     if already {
         return Ok((manifest_key, 0));
     }
-    let (first_seq, last_seq, exported_before) =
-        (chunk.first_seq, chunk.last_seq, chunk.exported_before);
     // Rendering and deflating take milliseconds of CPU per chunk: off the async
     // workers, which may be serving others (a relay in the same process, in the bench).
-    let data = tokio::task::spawn_blocking(move || gzip_json_lines(&chunk.rows))
+    let data = tokio::task::spawn_blocking(move || gzip_json_lines(&chunk_rows))
         .await
         .map_err(std::io::Error::other)??;
     let manifest = ExportManifest {
