@@ -55,3 +55,37 @@ pub async fn purge_old_sent(
     assert_eq!(report.rows_deleted, rows, "every old row purged");
     started.elapsed()
 }
+
+/// What runs beside the load a bench measures.
+#[derive(Debug, Clone, Copy)]
+pub enum Beside {
+    Nothing,
+    Purge,
+    /// A purge paced to this many rows per second.
+    PacedPurge(u32),
+}
+
+impl Beside {
+    /// The three, twice, in turn: what a bench interleaves.
+    pub fn rounds(paced: u32) -> [Beside; 6] {
+        let one = [Beside::Nothing, Beside::Purge, Beside::PacedPurge(paced)];
+        [one[0], one[1], one[2], one[0], one[1], one[2]]
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            Beside::Nothing => "alone".to_owned(),
+            Beside::Purge => "with purge".to_owned(),
+            Beside::PacedPurge(rate) => format!("with purge at {rate}/s"),
+        }
+    }
+
+    /// `None`: no purge; `Some(max_rate)`: a purge, at most `max_rate` rows/s.
+    pub fn purge(self) -> Option<Option<u32>> {
+        match self {
+            Beside::Nothing => None,
+            Beside::Purge => Some(None),
+            Beside::PacedPurge(rate) => Some(Some(rate)),
+        }
+    }
+}

@@ -6,7 +6,7 @@
 use crate::{Run, Sender};
 use edihub_as2::SecureMessage;
 use edihub_tests::TestApp;
-use edihub_tests::outbox_load::{fill_old_sent, purge_old_sent};
+use edihub_tests::outbox_load::{Beside, fill_old_sent, purge_old_sent};
 
 /// Old rows per round: a flat-out purge of them takes about as long as a round.
 const OLD_ROWS: usize = 100_000;
@@ -26,9 +26,7 @@ pub async fn ingest_beside_purge(
     println!("gateway beside an outbox purge ({OLD_ROWS} old SENT rows per round, plain HTTP):");
     let chunk = messages.len().div_ceil(6).max(1);
     let mut left = messages.into_iter();
-    // None: no purge; Some(None): flat out; Some(Some(rate)): paced.
-    let settings = [None, Some(None), Some(Some(PACED))];
-    for (round, purging) in settings.into_iter().cycle().take(6).enumerate() {
+    for (round, beside) in Beside::rounds(PACED).into_iter().enumerate() {
         sqlx::query("DELETE FROM outbox WHERE status = 'SENT'")
             .execute(&app.pool)
             .await
@@ -40,7 +38,7 @@ pub async fn ingest_beside_purge(
         fill_old_sent(&app.pool, "edi.bench.old", OLD_ROWS).await;
         let batch: Vec<_> = left.by_ref().take(chunk).collect();
         let mut run = Run::default();
-        let purged = if let Some(max_rate) = purging {
+        let purged = if let Some(max_rate) = beside.purge() {
             let (sent, purged) = tokio::join!(sender.send(app, batch), purge(app, max_rate));
             run.add(sent);
             Some(purged)
@@ -48,11 +46,7 @@ pub async fn ingest_beside_purge(
             run.add(sender.send(app, batch).await);
             None
         };
-        let label = match purging {
-            None => format!("round {}, alone", round + 1),
-            Some(None) => format!("round {}, with purge", round + 1),
-            Some(Some(rate)) => format!("round {}, purge at {rate}/s", round + 1),
-        };
+        let label = format!("round {}, {}", round + 1, beside.label());
         run.print(
             &label,
             &purged.map_or("no purge".to_owned(), |rate| {

@@ -14,7 +14,7 @@ use edihub_config::RelaySettings;
 use edihub_kafka::KafkaPublisher;
 use edihub_outbox::Relay;
 use edihub_tests::TestApp;
-use edihub_tests::outbox_load::{fill_old_sent, purge_old_sent, sample_payload};
+use edihub_tests::outbox_load::{Beside, fill_old_sent, purge_old_sent, sample_payload};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -32,33 +32,6 @@ async fn empty_outbox(pool: &sqlx::PgPool) {
         .execute(pool)
         .await
         .expect("vacuum the outbox");
-}
-
-/// What runs beside the relay.
-#[derive(Clone, Copy)]
-enum Beside {
-    Nothing,
-    Purge,
-    /// A purge paced to this many rows per second.
-    PacedPurge(u32),
-}
-
-impl Beside {
-    fn label(self) -> String {
-        match self {
-            Beside::Nothing => "alone:".to_owned(),
-            Beside::Purge => "with purge:".to_owned(),
-            Beside::PacedPurge(rate) => format!("with purge at {rate}/s:"),
-        }
-    }
-
-    fn purges(self) -> Option<Option<u32>> {
-        match self {
-            Beside::Nothing => None,
-            Beside::Purge => Some(None),
-            Beside::PacedPurge(rate) => Some(Some(rate)),
-        }
-    }
 }
 
 /// One purge over `rows` old rows, at most `max_rate` rows/s: rows/s and how long it
@@ -86,7 +59,7 @@ async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, besi
         assert_eq!(report.sent, events, "every row published");
         start.elapsed()
     };
-    let (took, purged) = match beside.purges() {
+    let (took, purged) = match beside.purge() {
         Some(max_rate) => {
             let (took, purged) = tokio::join!(drained, purge(app, events, max_rate));
             (took, Some(purged))
@@ -95,7 +68,7 @@ async fn drain(app: &TestApp, relay: &Relay<KafkaPublisher>, events: usize, besi
     };
     println!(
         "  drain, {:<24} {:>8.0} events/s ({:.2} s){}",
-        beside.label(),
+        format!("{}:", beside.label()),
         events as f64 / took.as_secs_f64(),
         took.as_secs_f64(),
         print_purge(purged)
@@ -169,7 +142,7 @@ async fn steady(app: &TestApp, load: (usize, usize), run: usize, beside: Beside)
     fill_old_sent(&app.pool, topic, rows).await;
     let tag = format!("steady-{run}");
     let writing = write_steadily(&app.pool, topic, &tag, rate, seconds);
-    let purged = match beside.purges() {
+    let purged = match beside.purge() {
         Some(max_rate) => {
             let ((), purged) = tokio::join!(writing, purge(app, rows, max_rate));
             Some(purged)
@@ -185,15 +158,9 @@ async fn steady(app: &TestApp, load: (usize, usize), run: usize, beside: Beside)
     };
     format!(
         "  {rate} events/s, {:<24} {latency}{}",
-        beside.label(),
+        format!("{}:", beside.label()),
         print_purge(purged)
     )
-}
-
-/// The three settings, twice, in turn.
-fn rounds(paced: u32) -> [Beside; 6] {
-    let one = [Beside::Nothing, Beside::Purge, Beside::PacedPurge(paced)];
-    [one[0], one[1], one[2], one[0], one[1], one[2]]
 }
 
 /// Runs the phase: both loads alone and with a purge, in turn; then the purges alone.
@@ -215,7 +182,7 @@ pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events:
     steady(app, (100, 1), 0, Beside::Nothing).await;
     let rate = edihub_tests::env_number("RELAY_BENCH_PURGE_RATE", 10_000_usize);
     let paced = (rate as u32).saturating_mul(6) / 5;
-    for (run, beside) in rounds(paced).into_iter().enumerate() {
+    for (run, beside) in Beside::rounds(paced).into_iter().enumerate() {
         println!("{}", steady(app, (rate, 10), run + 1, beside).await);
     }
     shutdown.cancel();
@@ -226,7 +193,7 @@ pub async fn purge_beside_relay(app: &TestApp, settings: &RelaySettings, events:
         settings.clone(),
     );
     // Paced to the steady load's 1.2 times: a drain is a burst the purge need not match.
-    for beside in rounds(paced) {
+    for beside in Beside::rounds(paced) {
         drain(app, &relay, events, beside).await;
     }
 
