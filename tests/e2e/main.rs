@@ -7,6 +7,7 @@ mod audit_evidence;
 mod audit_export;
 mod audit_search;
 mod audit_verify;
+mod batch;
 mod certificates;
 mod chaos;
 mod evidence_capture;

@@ -116,6 +116,8 @@ async fn consumer_lag_shows_the_backlog_and_returns_to_zero_once_consumed() {
     let settings = edihub_config::ConsumerSettings {
         group_id: group.clone(),
         lag_interval_ms: 100,
+        // One record handed over at a time, so the lag counts all the others.
+        batch_max: 1,
         ..Default::default()
     };
     let gate = Arc::new(Semaphore::new(0));

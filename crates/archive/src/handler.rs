@@ -11,6 +11,7 @@ use edihub_events::{EdiMessageReceived, Envelope, EventHandler, Handled, event_t
 use edihub_journal::{ClaimCheckError, MessageEvidence, sha256_hex};
 use edihub_ledger::{LedgerError, Position};
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
+use tracing::Instrument;
 use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +46,13 @@ pub struct Archiver {
 /// What one attempt staged inside its transaction, not yet committed.
 struct Staged {
     position: Position,
+}
+
+/// A claimed message's evidence, chained in the ledger, before its objects are stored.
+struct Chained {
+    evidence: MessageEvidence,
+    invoices: InvoiceNumbers,
+    set: EvidenceSet,
 }
 
 impl Archiver {
@@ -94,26 +102,94 @@ impl Archiver {
             tracing::info!("duplicate event, already archived");
             return Ok(None);
         }
-        let evidence = claimed_evidence(tx, &received.payload).await?;
-        let until = retain_until(evidence.received_at, self.retention_years(&received))
+        let chained = self.chain_evidence(tx, &received).await?;
+        let versions = self.put_all(&chained.set).await?;
+        self.record(tx, &chained, &versions).await?;
+        Ok(Some(Staged {
+            position: chained.set.position(),
+        }))
+    }
+
+    /// [`Self::archive`] for several events, in one transaction: one inbox statement,
+    /// the claimed messages chained in the ledger in turn, all their objects stored
+    /// concurrently, their rows written, one commit. The ledger entries of a batch that
+    /// fails stay, as a crash's would, and a redelivery reuses them.
+    pub async fn archive_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, ArchiveError> {
+        let received = |e: &&Envelope| e.event_type == event_types::EDI_MESSAGE_RECEIVED;
+        let wanted: Vec<(Uuid, &str)> = (events.iter().filter(received))
+            .map(|e| (e.id, e.event_type.as_str()))
+            .collect();
+        let mut tx = self.pool.begin().await?;
+        let mut claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        let mut handled = Vec::with_capacity(events.len());
+        let mut chained = Vec::new();
+        for event in events {
+            let span = edihub_events::event_span(event);
+            if !received(&event) {
+                handled.push(Handled::Ignored);
+            } else if !claimed.remove(&event.id) {
+                span.in_scope(|| tracing::info!("duplicate event, already archived"));
+                handled.push(Handled::Duplicate);
+            } else {
+                let message = event.decode()?;
+                let evidence = self
+                    .chain_evidence(&mut tx, &message)
+                    .instrument(span.clone());
+                chained.push((evidence.await?, span));
+                handled.push(Handled::Applied);
+            }
+        }
+        let puts = chained
+            .iter()
+            .map(|(c, span)| self.put_all(&c.set).instrument(span.clone()));
+        let versions = futures::future::try_join_all(puts).await?;
+        for ((chained, _), versions) in chained.iter().zip(&versions) {
+            self.record(&mut tx, chained, versions).await?;
+        }
+        tx.commit().await?;
+        for (chained, span) in &chained {
+            span.in_scope(|| tracing::info!(seq = chained.set.position().seq, "archived"));
+        }
+        Ok(handled)
+    }
+
+    /// The evidence of the message `received` refers to, built and chained in the ledger
+    /// (its entry appended, or found again on a redelivery).
+    async fn chain_evidence(
+        &self,
+        conn: &mut PgConnection,
+        received: &EdiMessageReceived,
+    ) -> Result<Chained, ArchiveError> {
+        let evidence = claimed_evidence(conn, &received.payload).await?;
+        let until = retain_until(evidence.received_at, self.retention_years(received))
             .ok_or(ArchiveError::RetentionOutOfRange)?;
-        let invoices = read_invoices(&evidence, &received).await?;
+        let invoices = read_invoices(&evidence, received).await?;
         let parts = EvidenceParts::new(&evidence, &invoices, until)?;
         let set = self.chain(evidence.id, &parts).await?;
-        let versions = self.put_all(&set).await?;
-        record::insert(
-            tx,
-            self.store.bucket(),
-            &evidence,
-            &invoices,
-            &set,
-            &versions,
-        )
-        .await?;
-        edihub_ledger::mark_stored(tx, evidence.id).await?;
-        Ok(Some(Staged {
-            position: set.position(),
-        }))
+        Ok(Chained {
+            evidence,
+            invoices,
+            set,
+        })
+    }
+
+    /// The archive's rows for a message whose objects are stored (`versions`, in the
+    /// order of its set), and its ledger entry marked stored.
+    async fn record(
+        &self,
+        conn: &mut PgConnection,
+        chained: &Chained,
+        versions: &[Option<String>],
+    ) -> Result<(), ArchiveError> {
+        let Chained {
+            evidence,
+            invoices,
+            set,
+        } = chained;
+        let bucket = self.store.bucket();
+        record::insert(conn, bucket, evidence, invoices, set, versions).await?;
+        edihub_ledger::mark_stored(conn, evidence.id).await?;
+        Ok(())
     }
 
     /// The partnership's retention the event carries, else the store's default. The
@@ -203,5 +279,8 @@ impl EventHandler for Archiver {
         } else {
             Handled::Duplicate
         })
+    }
+    async fn handle_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, ArchiveError> {
+        self.archive_batch(events).await
     }
 }

@@ -495,6 +495,10 @@ pub struct ConsumerSettings {
     /// How often the consumer lag gauge (`edihub_consumer_lag`) is refreshed, at the
     /// cost of one watermark query per assigned partition; 0 turns the gauge off.
     pub lag_interval_ms: u64,
+    /// Records handed to the handler together, at most: those already fetched when the
+    /// first arrives (it never waits for more). The transform and archive consumers
+    /// apply such a batch in one transaction; 1 hands over each record alone.
+    pub batch_max: usize,
 }
 
 impl ConsumerSettings {
@@ -515,6 +519,7 @@ impl Default for ConsumerSettings {
             retry_base_ms: 200,
             instance_id: String::new(),
             lag_interval_ms: 5000,
+            batch_max: 32,
         }
     }
 }

@@ -12,6 +12,8 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
+use trace::TraceParent;
+use tracing::Instrument;
 use uuid::Uuid;
 
 mod acknowledged;
@@ -334,6 +336,42 @@ pub trait EventHandler: Send + Sync {
     type Error: std::fmt::Display + Send;
     fn handle(&self, event: &Envelope)
     -> impl Future<Output = Result<Handled, Self::Error>> + Send;
+
+    /// Handles the records the consumer loop received together, in their order (several
+    /// aggregates mixed, each aggregate's events in order), and says what was done with
+    /// each, in the same order. An error means the batch failed as a whole: the loop then
+    /// gives each event to [`Self::handle`] alone, with its retries and dead letter. A
+    /// handler that applies the batch in one transaction overrides this; the default
+    /// handles the events one by one, and its inbox absorbs those that a failure later
+    /// in the batch makes the loop hand over again.
+    fn handle_batch(
+        &self,
+        events: &[Envelope],
+    ) -> impl Future<Output = Result<Vec<Handled>, Self::Error>> + Send {
+        async move {
+            let mut handled = Vec::with_capacity(events.len());
+            for event in events {
+                let span = event_span(event);
+                handled.push(self.handle(event).instrument(span).await?);
+            }
+            Ok(handled)
+        }
+    }
+}
+
+/// The span an event is handled in: a span of its trace, carrying its ids (every log
+/// line about the event carries its message id, the Kafka key).
+pub fn event_span(event: &Envelope) -> tracing::Span {
+    let trace = event.traceparent.unwrap_or_else(TraceParent::random_root);
+    tracing::info_span!(
+        "event",
+        trace_id = %trace.trace_id(),
+        span_id = %trace.parent_id(),
+        event_id = %event.id,
+        event_type = %event.event_type,
+        message_id = event.key.as_deref().unwrap_or(""),
+        correlation_id = event.correlation_id.as_deref().unwrap_or(""),
+    )
 }
 
 /// A borrowed handler handles as its owner does, so a component can keep its handler
@@ -345,6 +383,12 @@ impl<H: EventHandler> EventHandler for &H {
         event: &Envelope,
     ) -> impl Future<Output = Result<Handled, Self::Error>> + Send {
         (**self).handle(event)
+    }
+    fn handle_batch(
+        &self,
+        events: &[Envelope],
+    ) -> impl Future<Output = Result<Vec<Handled>, Self::Error>> + Send {
+        (**self).handle_batch(events)
     }
 }
 

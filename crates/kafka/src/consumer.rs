@@ -5,6 +5,11 @@
 //! between the effect and the offset commit only causes a redelivery, which the
 //! handler's inbox absorbs.
 //!
+//! Batches: the records already fetched when one arrives (up to `batch_max`) go to the
+//! handler together, and their offsets are stored once the batch's effect committed. A
+//! batch that fails is handled again record by record, so a poison event costs its
+//! batch one failed attempt and then goes its own way.
+//!
 //! Poison events: after `max_attempts` failures an event is copied to the dead-letter
 //! topic with the error in its headers, and only once the broker acknowledged that copy
 //! is its offset stored. The consumer then moves on; nothing is dropped.
@@ -13,6 +18,7 @@ use crate::KafkaError;
 use edihub_config::{ConsumerSettings, KafkaSettings};
 use edihub_events::trace::TraceParent;
 use edihub_events::{Envelope, EventHandler, Handled, headers};
+use futures::FutureExt;
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::message::{BorrowedMessage, Header, Headers, OwnedHeaders};
@@ -60,21 +66,26 @@ pub async fn run_consumer<H: EventHandler>(
         dead_letter_topic: &kafka.topics.dead_letter,
         shutdown: &shutdown,
     };
+    let batch_max = settings.batch_max.max(1);
     loop {
         let received = tokio::select! {
             _ = shutdown.cancelled() => break,
             received = consumer.recv() => received,
         };
-        let message = match received {
+        let first = match received {
             Ok(message) => message,
             Err(error) => {
                 tracing::warn!(%error, "kafka receive error");
                 continue;
             }
         };
-        match records.process(&message).await {
-            Next::StoreOffset => consumer.store_offset_from_message(&message)?,
-            Next::Stop => break, // leave the offset for the next run
+        let batch = with_fetched(&consumer, first, batch_max);
+        let done = records.process_all(&batch).await;
+        for message in &batch[..done] {
+            consumer.store_offset_from_message(message)?;
+        }
+        if done < batch.len() {
+            break; // leave the rest's offsets for the next run
         }
     }
     // Commit what was stored; on an empty assignment there is nothing to commit.
@@ -88,6 +99,26 @@ pub async fn run_consumer<H: EventHandler>(
     }
     tracing::info!(topic, group_id, "consumer stopped");
     Ok(())
+}
+
+/// `first` and the records already fetched after it, up to `max` in all: never waits.
+fn with_fetched<'a>(
+    consumer: &'a StreamConsumer,
+    first: BorrowedMessage<'a>,
+    max: usize,
+) -> Vec<BorrowedMessage<'a>> {
+    let mut batch = vec![first];
+    while batch.len() < max {
+        match consumer.recv().now_or_never() {
+            Some(Ok(message)) => batch.push(message),
+            Some(Err(error)) => {
+                tracing::warn!(%error, "kafka receive error");
+                break;
+            }
+            None => break,
+        }
+    }
+    batch
 }
 
 /// A consumer of `topic` in `settings.group_id` that stores offsets only when told.
@@ -131,8 +162,55 @@ struct Records<'a, H> {
 }
 
 impl<H: EventHandler> Records<'_, H> {
+    /// Handles `batch` and returns how many of its records, from the first, may have
+    /// their offsets stored: all of them, unless shutdown came first. The batch is tried
+    /// as a whole once; when that fails, each record is handled alone, with its retries
+    /// and dead letter, as if it had come on its own.
+    async fn process_all(&self, batch: &[BorrowedMessage<'_>]) -> usize {
+        if batch.len() > 1 && self.process_together(batch).await {
+            return batch.len();
+        }
+        for (done, message) in batch.iter().enumerate() {
+            if let Next::Stop = self.process(message).await {
+                return done;
+            }
+        }
+        batch.len()
+    }
+
+    /// One attempt at `batch` as a whole; `false` when a record is not a hub event or
+    /// the handler failed.
+    async fn process_together(&self, batch: &[BorrowedMessage<'_>]) -> bool {
+        let Ok(envelopes) = batch
+            .iter()
+            .map(|message| decode(message).map(continue_trace))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return false;
+        };
+        let span = tracing::info_span!("batch", events = envelopes.len());
+        match self.handler.handle_batch(&envelopes).instrument(span).await {
+            Ok(handled) => {
+                for handled in handled {
+                    edihub_metrics::CONSUMER_EVENTS
+                        .with_label_values(&[&self.settings.group_id, handled.as_str()])
+                        .inc();
+                }
+                true
+            }
+            Err(error) => {
+                let message_ids: Vec<&str> = envelopes
+                    .iter()
+                    .map(|e| e.key.as_deref().unwrap_or(""))
+                    .collect();
+                tracing::warn!(%error, ?message_ids, "batch failed: handling its events one by one");
+                false
+            }
+        }
+    }
+
     async fn process(&self, message: &BorrowedMessage<'_>) -> Next {
-        let mut envelope = match decode(message) {
+        let envelope = match decode(message) {
             Ok(envelope) => envelope,
             Err(reason) => {
                 // Not a hub event: retrying cannot help.
@@ -143,21 +221,8 @@ impl<H: EventHandler> Records<'_, H> {
                 return self.dead_letter(message, &reason, 0).await;
             }
         };
-        // This event's handling is a span of the publisher's trace (a new trace when the
-        // record carried no valid traceparent); handlers pass it on to what they enqueue.
-        let trace = envelope
-            .traceparent
-            .map_or_else(TraceParent::random_root, |parent| parent.random_child());
-        envelope.traceparent = Some(trace);
-        let span = tracing::info_span!(
-            "event",
-            trace_id = %trace.trace_id(),
-            span_id = %trace.parent_id(),
-            event_id = %envelope.id,
-            event_type = %envelope.event_type,
-            message_id = envelope.key.as_deref().unwrap_or(""),
-            correlation_id = envelope.correlation_id.as_deref().unwrap_or(""),
-        );
+        let envelope = continue_trace(envelope);
+        let span = edihub_events::event_span(&envelope);
         let outcome = handle_with_retry(self.handler, &envelope, self.settings, self.shutdown)
             .instrument(span.clone())
             .await;
@@ -231,6 +296,16 @@ async fn handle_with_retry<H: EventHandler>(
         }
         delay = (delay * 2).min(Duration::from_secs(30));
     }
+}
+
+/// Gives the event's handling a span of the publisher's trace (a new trace when the
+/// record carried no valid traceparent); handlers pass it on to what they enqueue.
+fn continue_trace(mut envelope: Envelope) -> Envelope {
+    let trace = envelope
+        .traceparent
+        .map_or_else(TraceParent::random_root, |parent| parent.random_child());
+    envelope.traceparent = Some(trace);
+    envelope
 }
 
 /// Copies `message` to the dead-letter topic with the reason, and waits for the ack

@@ -33,6 +33,7 @@ use edihub_events::{
 use edihub_outbox::NewEvent;
 use effects::{Effects, InvoiceRow};
 use sqlx::{PgConnection, PgPool};
+use tracing::Instrument;
 use uuid::Uuid;
 
 /// The Content-Type a CONTRL is sent with (RFC 1767).
@@ -108,8 +109,56 @@ impl Transformer {
             tracing::info!("duplicate event, already transformed");
             return Ok(Outcome::Duplicate);
         }
+        let outcome = self.apply(&mut tx, event, &received).await?;
+        tx.commit().await?;
+        tracing::info!(?outcome, "transformed");
+        Ok(outcome)
+    }
+
+    /// [`Self::transform`] for several events, in one transaction: one inbox statement,
+    /// each claimed event's effects in turn, one commit. All or nothing.
+    pub async fn transform_batch(
+        &self,
+        events: &[Envelope],
+    ) -> Result<Vec<Outcome>, TransformError> {
+        let received = |e: &&Envelope| e.event_type == event_types::EDI_MESSAGE_RECEIVED;
+        let wanted: Vec<(Uuid, &str)> = (events.iter().filter(received))
+            .map(|e| (e.id, e.event_type.as_str()))
+            .collect();
+        let mut tx = self.pool.begin().await?;
+        let mut claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        let mut outcomes = Vec::with_capacity(events.len());
+        for event in events {
+            let outcome = async {
+                if !received(&event) {
+                    return Ok(Outcome::Ignored);
+                }
+                if !claimed.remove(&event.id) {
+                    tracing::info!("duplicate event, already transformed");
+                    return Ok(Outcome::Duplicate);
+                }
+                self.apply(&mut tx, event, &event.decode()?).await
+            }
+            .instrument(edihub_events::event_span(event))
+            .await?;
+            outcomes.push(outcome);
+        }
+        tx.commit().await?;
+        for (event, outcome) in events.iter().zip(&outcomes) {
+            edihub_events::event_span(event).in_scope(|| tracing::info!(?outcome, "transformed"));
+        }
+        Ok(outcomes)
+    }
+
+    /// The effects of a claimed `EdiMessageReceived` event, written on `tx`.
+    async fn apply(
+        &self,
+        tx: &mut PgConnection,
+        event: &Envelope,
+        received: &EdiMessageReceived,
+    ) -> Result<Outcome, TransformError> {
         let (message_id, stored) = edihub_journal::resolve_claim_check(
-            &mut tx,
+            &mut *tx,
             &received.payload,
             self.archive.as_deref(),
         )
@@ -159,30 +208,30 @@ impl Transformer {
             messages += 1;
             if let Some(ack) = &output.acknowledgement {
                 // Its writes follow the effects gathered so far, inside the savepoint.
-                effects.write(&mut tx).await?;
-                self.match_acknowledgement(&mut tx, message_id, &received, ack)
+                effects.write(&mut *tx).await?;
+                self.match_acknowledgement(&mut *tx, message_id, received, ack)
                     .await?;
             } else if effects.is_full() {
-                effects.write(&mut tx).await?;
+                effects.write(&mut *tx).await?;
             }
         }
         let report = evaluation.await.map_err(TransformError::Mapping)?;
-        let acknowledgement = acknowledgement(&report, message_id, &received);
+        let acknowledgement = acknowledgement(&report, message_id, received);
         let outcome = match decide(report) {
             Ok(_) => {
-                effects.accept(&mut tx).await?;
+                effects.accept(&mut *tx).await?;
                 Outcome::Transformed {
                     messages,
                     invoices: stored_invoices,
                 }
             }
             Err(faults) => {
-                effects.reject(&mut tx).await?;
+                effects.reject(&mut *tx).await?;
                 let count = faults.len();
                 tracing::warn!(faults = ?faults, "message rejected");
                 let rejected = EdiMessageRejected { message_id, faults };
                 edihub_outbox::enqueue(
-                    &mut tx,
+                    &mut *tx,
                     &message_event(
                         message_id,
                         event_types::EDI_MESSAGE_REJECTED,
@@ -199,7 +248,7 @@ impl Transformer {
         // them in this order.
         if let Some(mut ack) = acknowledgement {
             if received.send_contrl {
-                ack.outbound_id = Some(self.queue_contrl(&mut tx, &ack).await?);
+                ack.outbound_id = Some(self.queue_contrl(&mut *tx, &ack).await?);
             }
             tracing::info!(
                 %message_id,
@@ -209,7 +258,7 @@ impl Transformer {
                 "CONTRL issued"
             );
             edihub_outbox::enqueue(
-                &mut tx,
+                &mut *tx,
                 &message_event(
                     message_id,
                     event_types::EDI_ACKNOWLEDGEMENT_ISSUED,
@@ -220,8 +269,6 @@ impl Transformer {
             )
             .await?;
         }
-        tx.commit().await?;
-        tracing::info!(?outcome, "transformed");
         Ok(outcome)
     }
 
@@ -436,10 +483,22 @@ fn prepared(at: DateTime<Utc>) -> Prepared {
 impl EventHandler for Transformer {
     type Error = TransformError;
     async fn handle(&self, event: &Envelope) -> Result<Handled, TransformError> {
-        Ok(match self.transform(event).await? {
-            Outcome::Duplicate => Handled::Duplicate,
-            Outcome::Ignored => Handled::Ignored,
-            Outcome::Transformed { .. } | Outcome::Rejected { .. } => Handled::Applied,
-        })
+        Ok(handled(&self.transform(event).await?))
+    }
+    async fn handle_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, TransformError> {
+        Ok(self
+            .transform_batch(events)
+            .await?
+            .iter()
+            .map(handled)
+            .collect())
+    }
+}
+
+fn handled(outcome: &Outcome) -> Handled {
+    match outcome {
+        Outcome::Duplicate => Handled::Duplicate,
+        Outcome::Ignored => Handled::Ignored,
+        Outcome::Transformed { .. } | Outcome::Rejected { .. } => Handled::Applied,
     }
 }
