@@ -23,6 +23,10 @@
 //! When the server preloads pg_stat_statements, each phase also prints PostgreSQL's
 //! costliest statements per message.
 //!
+//! EDIHUB_BENCH_SAVE=FILE keeps a run's figures; EDIHUB_BENCH_BASELINE=FILE prints issue
+//! 17's goals against those of an earlier run (`goals.rs`): run the build before a
+//! change with the first, the build after it with the second, and again in turn.
+//!
 //! Latencies end at the `now()` the consumer's transaction stamped its row with
 //! (`archive_record.archived_at`, `canonical_invoice.created_at`): when that
 //! transaction began, a few milliseconds before its commit (the archive consumer's S3
@@ -32,6 +36,8 @@
 //! besides the hub, the stack and this bench.
 
 // The crate root's modules resolve beside it, in benches/, where other benches live.
+#[path = "whole_path/goals.rs"]
+mod goals;
 #[path = "whole_path/hub.rs"]
 mod hub;
 #[path = "whole_path/load.rs"]
@@ -111,11 +117,17 @@ async fn main() {
     println!(
         "Whole path (4 services as release processes, {cores} cores, a shared machine: figures are noisy)"
     );
-    for phase in &phases {
-        phase.print();
-    }
+    let rates: Vec<f64> = phases.iter().map(Phase::print).collect();
     report::print_cpu(&phases);
     report::print_rsa_reference(&phases);
+    let figures = goals::Figures::of(&phases, &rates);
+    if let Some(path) = std::env::var_os("EDIHUB_BENCH_BASELINE") {
+        let path = std::path::PathBuf::from(path);
+        figures.print_goals(&goals::Figures::load(&path), &path);
+    }
+    if let Some(path) = std::env::var_os("EDIHUB_BENCH_SAVE") {
+        figures.save(std::path::Path::new(&path));
+    }
     if !with_statements {
         println!(
             "PostgreSQL statements: not measured (the server does not preload pg_stat_statements)"
