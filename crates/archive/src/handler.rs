@@ -36,6 +36,11 @@ pub enum ArchiveError {
     Database(#[from] sqlx::Error),
 }
 
+/// Messages of a batch whose objects are PUT at the same time (each message's objects
+/// are PUT together). More is no faster against one S3 server process, and makes it
+/// spend more per request (docs/benchmarks.md).
+const PUT_MESSAGES_AT_ONCE: usize = 4;
+
 pub struct Archiver {
     pool: PgPool,
     store: ArchiveStore,
@@ -139,10 +144,11 @@ impl Archiver {
                 handled.push(Handled::Applied);
             }
         }
-        let puts = chained
-            .iter()
-            .map(|(c, span)| self.put_all(&c.set).instrument(span.clone()));
-        let versions = futures::future::try_join_all(puts).await?;
+        let mut versions = Vec::with_capacity(chained.len());
+        for some in chained.chunks(PUT_MESSAGES_AT_ONCE) {
+            let puts = (some.iter()).map(|(c, span)| self.put_all(&c.set).instrument(span.clone()));
+            versions.extend(futures::future::try_join_all(puts).await?);
+        }
         for ((chained, _), versions) in chained.iter().zip(&versions) {
             self.record(&mut tx, chained, versions).await?;
         }
