@@ -15,14 +15,14 @@
 //! is its offset stored. The consumer then moves on; nothing is dropped.
 
 use crate::KafkaError;
+use crate::dead_letters::DeadLetters;
 use edihub_config::{ConsumerSettings, KafkaSettings};
 use edihub_events::trace::TraceParent;
 use edihub_events::{Envelope, EventHandler, Handled, headers};
 use futures::FutureExt;
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
-use rdkafka::message::{BorrowedMessage, Header, Headers, OwnedHeaders};
-use rdkafka::producer::{FutureProducer, FutureRecord};
+use rdkafka::message::{BorrowedMessage, Headers};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -42,10 +42,7 @@ pub async fn run_consumer<H: EventHandler>(
     shutdown: CancellationToken,
 ) -> Result<(), KafkaError> {
     let group_id = settings.group_id.as_str();
-    let dead_letters: FutureProducer = crate::client_config(&kafka.brokers)
-        .set("enable.idempotence", "true")
-        .set("acks", "all")
-        .create()?;
+    let dead_letters = DeadLetters::new(&kafka.brokers, &kafka.topics.dead_letter);
     let consumer = Arc::new(subscribe(&kafka.brokers, settings, topic)?);
     tracing::info!(topic, group_id, "consumer started");
     // Beside the loop, so the gauge moves even while a handler holds the loop up.
@@ -63,7 +60,6 @@ pub async fn run_consumer<H: EventHandler>(
         handler: &handler,
         settings,
         dead_letters: &dead_letters,
-        dead_letter_topic: &kafka.topics.dead_letter,
         shutdown: &shutdown,
     };
     let batch_max = settings.batch_max.max(1);
@@ -156,8 +152,7 @@ enum Next {
 struct Records<'a, H> {
     handler: &'a H,
     settings: &'a ConsumerSettings,
-    dead_letters: &'a FutureProducer,
-    dead_letter_topic: &'a str,
+    dead_letters: &'a DeadLetters<'a>,
     shutdown: &'a CancellationToken,
 }
 
@@ -246,16 +241,9 @@ impl<H: EventHandler> Records<'_, H> {
     /// Dead-letters `message`; its offset may be stored once the copy is acknowledged.
     async fn dead_letter(&self, message: &BorrowedMessage<'_>, error: &str, attempts: u32) -> Next {
         let group_id = self.settings.group_id.as_str();
-        let sent = dead_letter(
-            self.dead_letters,
-            self.dead_letter_topic,
-            message,
-            group_id,
-            error,
-            attempts,
-            self.shutdown,
-        )
-        .await;
+        let sent = (self.dead_letters)
+            .send(message, group_id, error, attempts, self.shutdown)
+            .await;
         if !sent {
             return Next::Stop;
         }
@@ -306,65 +294,6 @@ fn continue_trace(mut envelope: Envelope) -> Envelope {
         .map_or_else(TraceParent::random_root, |parent| parent.random_child());
     envelope.traceparent = Some(trace);
     envelope
-}
-
-/// Copies `message` to the dead-letter topic with the reason, and waits for the ack
-/// (retrying until it comes or shutdown). Returns whether the copy was acknowledged.
-async fn dead_letter(
-    producer: &FutureProducer,
-    topic: &str,
-    message: &BorrowedMessage<'_>,
-    consumer: &str,
-    error: &str,
-    attempts: u32,
-    shutdown: &CancellationToken,
-) -> bool {
-    let partition = message.partition().to_string();
-    let offset = message.offset().to_string();
-    let attempts = attempts.to_string();
-    let mut delay = Duration::from_millis(200);
-    loop {
-        let mut headers = OwnedHeaders::new();
-        if let Some(original) = message.headers() {
-            for header in original.iter() {
-                headers = headers.insert(Header {
-                    key: header.key,
-                    value: header.value,
-                });
-            }
-        }
-        for (key, value) in [
-            ("edihub_error", error),
-            ("edihub_consumer", consumer),
-            ("edihub_source_topic", message.topic()),
-            ("edihub_source_partition", partition.as_str()),
-            ("edihub_source_offset", offset.as_str()),
-            ("edihub_attempts", attempts.as_str()),
-        ] {
-            headers = headers.insert(Header {
-                key,
-                value: Some(value),
-            });
-        }
-        let mut record = FutureRecord::to(topic).headers(headers);
-        if let Some(key) = message.key() {
-            record = record.key(key);
-        }
-        if let Some(payload) = message.payload() {
-            record = record.payload(payload);
-        }
-        match producer.send(record, Duration::from_secs(30)).await {
-            Ok(_) => return true,
-            Err((error, _)) => {
-                tracing::error!(%error, topic, "cannot write to the dead-letter topic; retrying");
-            }
-        }
-        tokio::select! {
-            _ = shutdown.cancelled() => return false,
-            _ = tokio::time::sleep(delay) => {}
-        }
-        delay = (delay * 2).min(Duration::from_secs(30));
-    }
 }
 
 /// Reads the CloudEvents binary-mode attributes from the record headers.

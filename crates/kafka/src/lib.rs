@@ -4,6 +4,7 @@
 
 mod admin;
 mod consumer;
+mod dead_letters;
 mod lag;
 mod producer;
 pub mod reader;
