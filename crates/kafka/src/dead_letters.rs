@@ -1,9 +1,9 @@
 //! The consumer loop's way to the dead-letter topic.
 //!
 //! Its producer is made at the first dead letter, not with the consumer: an rdkafka
-//! producer's polling thread spins on the clock even when it has nothing to send, and in
-//! the whole-path bench that idle thread was about 5 % of the archive consumer's CPU
-//! (docs/benchmarks.md).
+//! producer's polling thread spins for part of every polling window even when it has
+//! nothing to send, which showed in the consumers' CPU (docs/benchmarks.md, "consumer
+//! batches").
 
 use rdkafka::Message;
 use rdkafka::message::{BorrowedMessage, Header, Headers, OwnedHeaders};
