@@ -15,7 +15,8 @@
 //! and consumer groups. After a warm-up (EDIHUB_BENCH_WARMUP, 20 messages) that lets
 //! the consumers join their groups, two phases of EDIHUB_BENCH_MESSAGES (600) each:
 //! a closed loop at EDIHUB_BENCH_CONCURRENCY (8) concurrent, then an open loop at
-//! EDIHUB_BENCH_RATE (100) messages/s. EDIHUB_BENCH_RUST_LOG sets the services' log
+//! EDIHUB_BENCH_RATE (100) messages/s. Last, the relay alone at that rate for
+//! EDIHUB_BENCH_STEADY_SECONDS (10): its CPU per event (`steady.rs`). EDIHUB_BENCH_RUST_LOG sets the services' log
 //! filter (info,sqlx=warn); their logs stay in the folder printed first.
 //! EDIHUB_BENCH_BIN_DIR runs the services from another folder (a copy of an earlier
 //! build), so that two versions can be measured in turn on the same machine.
@@ -50,6 +51,8 @@ mod report;
 mod services;
 #[path = "whole_path/statements.rs"]
 mod statements;
+#[path = "whole_path/steady.rs"]
+mod steady;
 #[path = "whole_path/wait.rs"]
 mod wait;
 
@@ -111,6 +114,8 @@ async fn main() {
     let detail = format!("{messages} messages offered at {rate} per second");
     let load = sender.open(open, rate);
     phases.push(measure(&hub, &meter, ("open loop", detail), done, load).await);
+    let seconds = edihub_tests::env_number("EDIHUB_BENCH_STEADY_SECONDS", 10.0_f64).max(1.0);
+    let steady = steady::run(&hub, &meter, rate, seconds).await;
     drop(services); // before openssl speed, which then has the cores to itself
 
     println!();
@@ -120,7 +125,8 @@ async fn main() {
     let rates: Vec<f64> = phases.iter().map(Phase::print).collect();
     report::print_cpu(&phases);
     report::print_rsa_reference(&phases);
-    let figures = goals::Figures::of(&phases, &rates);
+    steady.print();
+    let figures = goals::Figures::of(&phases, &rates, &steady);
     if let Some(path) = std::env::var_os("EDIHUB_BENCH_BASELINE") {
         let path = std::path::PathBuf::from(path);
         figures.print_goals(&goals::Figures::load(&path), &path);

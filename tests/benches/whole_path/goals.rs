@@ -4,6 +4,7 @@
 //! Interleave the builds (before, after, before, after) and compare neighbours.
 
 use crate::report::Phase;
+use crate::steady::Steady;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -74,6 +75,9 @@ impl Ratio {
 #[derive(Serialize, Deserialize, Default)]
 pub struct Figures {
     phases: BTreeMap<String, PhaseFigures>,
+    /// The relay alone at a steady rate: CPU ms per event of its process.
+    #[serde(default)]
+    steady_relay_ms_per_event: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -85,7 +89,7 @@ struct PhaseFigures {
 
 impl Figures {
     /// `phases` with the end-to-end rates their reports printed.
-    pub fn of(phases: &[Phase], rates: &[f64]) -> Self {
+    pub fn of(phases: &[Phase], rates: &[f64], steady: &Steady) -> Self {
         let phases = phases.iter().zip(rates).map(|(phase, &end_to_end)| {
             let messages = phase.accepted().max(1) as f64;
             let cpu_ms = (phase.spent.rows.iter())
@@ -95,8 +99,16 @@ impl Figures {
             let figures = PhaseFigures { end_to_end, cpu_ms };
             (phase.name.to_owned(), figures)
         });
+        let relay = steady
+            .spent
+            .rows
+            .iter()
+            .find(|(label, _)| label == "outbox-relay");
+        let relay = relay.and_then(|(_, t)| *t);
         Self {
             phases: phases.collect(),
+            steady_relay_ms_per_event: relay
+                .map(|t| t.as_secs_f64() * 1e3 / steady.events.max(1) as f64),
         }
     }
 
@@ -134,13 +146,30 @@ impl Figures {
                     println!("    {what:<30} not measured in both runs");
                     continue;
                 };
-                let ratio = now / then.max(f64::EPSILON);
-                let verdict = if goal.met(ratio) { "met" } else { "NOT met" };
-                println!(
-                    "    {what:<30} {now:>9.2} vs {then:>9.2}  {ratio:>5.2}x  (goal {}: {verdict})",
-                    goal.describe()
-                );
+                print_goal(what, now, then, *goal);
             }
         }
+        println!("  relay alone at a steady rate:");
+        match (
+            self.steady_relay_ms_per_event,
+            baseline.steady_relay_ms_per_event,
+        ) {
+            (Some(now), Some(then)) => {
+                print_goal("relay CPU per event", now, then, Ratio::AtMost(0.25))
+            }
+            _ => println!(
+                "    {:<30} not measured in both runs",
+                "relay CPU per event"
+            ),
+        }
     }
+}
+
+fn print_goal(what: &str, now: f64, then: f64, goal: Ratio) {
+    let ratio = now / then.max(f64::EPSILON);
+    let verdict = if goal.met(ratio) { "met" } else { "NOT met" };
+    println!(
+        "    {what:<30} {now:>9.3} vs {then:>9.3}  {ratio:>5.2}x  (goal {}: {verdict})",
+        goal.describe()
+    );
 }
