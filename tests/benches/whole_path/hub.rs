@@ -149,6 +149,11 @@ seal_private_key = {hub_key}
             partner = quoted(edihub_tests::PARTNER),
             partner_cert = fixture("as2/partner-a.crt"),
         );
+        let mut text = text;
+        // To measure the relay's linger (builds that know the setting only).
+        if let Ok(linger) = std::env::var("EDIHUB_BENCH_RELAY_LINGER_MS") {
+            text.push_str(&format!("[relay]\nlinger_ms = {linger}\n"));
+        }
         let path =
             std::env::temp_dir().join(format!("edihub-whole-path-{}-{service}.toml", self.suffix));
         std::fs::write(&path, text).expect("write the settings file");
