@@ -415,17 +415,9 @@ async fn a_redelivery_archives_once_and_a_crash_before_the_commit_keeps_the_posi
         .iter()
         .find(|r| r.kind == "evidence")
         .expect("evidence");
-    let versions = app
-        .store
-        .client()
-        .list_object_versions()
-        .bucket(app.store.bucket())
-        .prefix(&evidence.object_key)
-        .send()
-        .await
-        .expect("versions");
-    assert_eq!(versions.versions().len(), 2);
-    for version in versions.versions() {
+    let versions = app.object_versions(&evidence.object_key).await;
+    assert_eq!(versions.len(), 2);
+    for version in &versions {
         let bytes = app
             .store
             .get(&evidence.object_key, version.version_id())

@@ -305,15 +305,7 @@ async fn the_same_event_twice_has_one_effect_in_each_consumer() {
         objects, 5,
         "payload, request body and headers, MDN, evidence.json"
     );
-    let versions = app
-        .store
-        .client()
-        .list_object_versions()
-        .bucket(app.store.bucket())
-        .send()
-        .await
-        .expect("list versions");
-    assert_eq!(versions.versions().len() as i64, objects);
+    assert_eq!(app.object_versions("").await.len() as i64, objects);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -178,17 +178,8 @@ async fn a_purge_interrupted_after_the_export_is_completed_not_repeated() {
         (0, 1),
         "found exported, only deleted"
     );
-    let versions = app
-        .store
-        .client()
-        .list_object_versions()
-        .bucket(app.store.bucket())
-        .prefix("outbox-export/")
-        .send()
-        .await
-        .expect("versions");
     assert_eq!(
-        versions.versions().len(),
+        app.object_versions("outbox-export/").await.len(),
         2,
         "one data object and one manifest, one version each"
     );

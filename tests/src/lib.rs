@@ -528,6 +528,17 @@ impl TestApp {
         tx.commit().await.expect("commit");
     }
 
+    /// Every version of every object under `prefix` in the test bucket ("" for all).
+    pub async fn object_versions(&self, prefix: &str) -> Vec<aws_sdk_s3::types::ObjectVersion> {
+        let listed = (self.store.client().list_object_versions())
+            .bucket(self.store.bucket())
+            .prefix(prefix)
+            .send()
+            .await
+            .expect("list object versions");
+        listed.versions().to_vec()
+    }
+
     pub async fn count(&self, sql: &str) -> i64 {
         sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
             .fetch_one(&self.pool)

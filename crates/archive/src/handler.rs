@@ -116,8 +116,8 @@ impl Archiver {
     }
 
     /// [`Self::archive`] for several events, in one transaction: one inbox statement,
-    /// the claimed messages chained in the ledger in turn, all their objects stored
-    /// concurrently, their rows written, one commit. The ledger entries of a batch that
+    /// the claimed messages chained in the ledger in turn, their objects stored
+    /// [`PUT_MESSAGES_AT_ONCE`] messages at a time, their rows written, one commit. The ledger entries of a batch that
     /// fails stay, as a crash's would, and a redelivery reuses them.
     pub async fn archive_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, ArchiveError> {
         let received = |e: &&Envelope| e.event_type == event_types::EDI_MESSAGE_RECEIVED;

@@ -128,7 +128,9 @@ impl Transformer {
         let mut tx = self.pool.begin().await?;
         let mut claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
         let mut outcomes = Vec::with_capacity(events.len());
+        let mut applied = Vec::new();
         for event in events {
+            let span = edihub_events::event_span(event);
             let outcome = async {
                 if !received(&event) {
                     return Ok(Outcome::Ignored);
@@ -139,13 +141,16 @@ impl Transformer {
                 }
                 self.apply(&mut tx, event, &event.decode()?).await
             }
-            .instrument(edihub_events::event_span(event))
+            .instrument(span.clone())
             .await?;
+            if !matches!(outcome, Outcome::Ignored | Outcome::Duplicate) {
+                applied.push((span, outcome.clone()));
+            }
             outcomes.push(outcome);
         }
         tx.commit().await?;
-        for (event, outcome) in events.iter().zip(&outcomes) {
-            edihub_events::event_span(event).in_scope(|| tracing::info!(?outcome, "transformed"));
+        for (span, outcome) in applied {
+            span.in_scope(|| tracing::info!(?outcome, "transformed"));
         }
         Ok(outcomes)
     }

@@ -99,16 +99,9 @@ impl Figures {
             let figures = PhaseFigures { end_to_end, cpu_ms };
             (phase.name.to_owned(), figures)
         });
-        let relay = steady
-            .spent
-            .rows
-            .iter()
-            .find(|(label, _)| label == "outbox-relay");
-        let relay = relay.and_then(|(_, t)| *t);
         Self {
             phases: phases.collect(),
-            steady_relay_ms_per_event: relay
-                .map(|t| t.as_secs_f64() * 1e3 / steady.events.max(1) as f64),
+            steady_relay_ms_per_event: steady.ms_per_event("outbox-relay"),
         }
     }
 

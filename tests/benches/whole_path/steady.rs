@@ -55,21 +55,23 @@ pub async fn run(hub: &Hub, meter: &Meter, rate: f64, seconds: f64) -> Steady {
 }
 
 impl Steady {
+    /// CPU ms per event of the row labelled `label` (`None`: not measured).
+    pub fn ms_per_event(&self, label: &str) -> Option<f64> {
+        let row = self.spent.rows.iter().find(|(l, _)| l == label);
+        row.and_then(|(_, t)| *t)
+            .map(|t| t.as_secs_f64() * 1e3 / self.events.max(1) as f64)
+    }
+
     /// CPU ms per event of the relay process and of its backends.
     pub fn print(&self) {
-        let per_event = |label: &str| {
-            let row = self.spent.rows.iter().find(|(l, _)| l == label);
-            row.and_then(|(_, t)| *t)
-                .map(|t| t.as_secs_f64() * 1e3 / self.events as f64)
-        };
         let show = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.3}"));
         println!(
             "relay alone at a steady {} messages/s ({} events/s, {} events): process {} ms per event, its backends {} ms per event",
             self.rate,
             self.rate * EVENTS_PER_MESSAGE as f64,
             self.events,
-            show(per_event("outbox-relay")),
-            show(per_event("    outbox-relay")),
+            show(self.ms_per_event("outbox-relay")),
+            show(self.ms_per_event("    outbox-relay")),
         );
     }
 }
