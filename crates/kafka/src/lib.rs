@@ -2,6 +2,7 @@
 //! administration. Domain crates never see rdkafka types; they see
 //! [`edihub_events::Envelope`] and [`edihub_outbox::Publisher`].
 
+mod acked;
 mod admin;
 mod consumer;
 mod dead_letters;

@@ -1,10 +1,10 @@
 use crate::KafkaError;
+use crate::acked::AckedProducer;
 use edihub_config::KafkaSettings;
 use edihub_events::headers;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher};
 use rdkafka::message::{Header, OwnedHeaders};
-use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
-use rdkafka::util::Timeout;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Publishes outbox records as CloudEvents (binary mode) with an idempotent producer:
@@ -12,23 +12,25 @@ use std::time::Duration;
 /// librdkafka cannot duplicate or reorder records of one partition.
 #[derive(Clone)]
 pub struct KafkaPublisher {
-    producer: FutureProducer,
+    producer: Arc<AckedProducer>,
 }
 
 impl KafkaPublisher {
     pub fn new(settings: &KafkaSettings) -> Result<Self, KafkaError> {
-        let producer: FutureProducer = crate::client_config(&settings.brokers)
+        let mut config = crate::client_config(&settings.brokers);
+        config
             .set("enable.idempotence", "true")
             .set("acks", "all")
             .set("linger.ms", "1")
-            .set("message.timeout.ms", "30000")
-            .create()?;
-        Ok(Self { producer })
+            .set("message.timeout.ms", "30000");
+        Ok(Self {
+            producer: Arc::new(AckedProducer::new(&config)?),
+        })
     }
 
     /// Waits for outstanding records (used on shutdown).
     pub fn flush(&self, timeout: Duration) {
-        let _ = self.producer.flush(Timeout::After(timeout));
+        let _ = self.producer.flush(timeout);
     }
 }
 
@@ -91,24 +93,20 @@ impl Publisher for KafkaPublisher {
         // librdkafka keeps per-partition order.
         let mut pending = Vec::with_capacity(records.len());
         for record in records {
-            let payload = record.payload.to_string();
             let time = record.created_at.to_rfc3339();
-            let future_record = FutureRecord::to(&record.topic)
-                .key(&record.aggregate_id)
-                .payload(&payload)
-                .headers(record_headers(record, &time));
-            // Drop the record (which borrows `payload`) from the error right away.
-            let delivery = self.producer.send_result(future_record).map_err(|(e, _)| e);
-            pending.push(delivery);
+            let headers = record_headers(record, &time);
+            let payload = record.payload.get();
+            let ack = (self.producer).send(&record.topic, &record.aggregate_id, payload, headers);
+            pending.push(ack);
         }
         let mut outcomes = Vec::with_capacity(records.len());
         for delivery in pending {
             let outcome = match delivery {
                 Err(error) => Err(PublishError::new(error)),
-                Ok(future) => match future.await {
-                    Ok(Ok(_)) => Ok(()),
-                    Ok(Err((error, _))) => Err(PublishError::new(error)),
-                    Err(_cancelled) => Err(PublishError::new(DeliveryCancelled)),
+                Ok(ack) => match ack.await {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(error)) => Err(PublishError::new(error)),
+                    Err(_dropped) => Err(PublishError::new(DeliveryCancelled)),
                 },
             };
             outcomes.push(outcome);

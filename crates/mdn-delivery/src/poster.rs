@@ -4,7 +4,6 @@ use crate::checks::{self, SendFailure, UrlRefused};
 use crate::{AddressRefused, Clients, DeliveryError, MdnDelivery};
 use edihub_journal::StoredMdn;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher};
-use serde::Deserialize;
 use sqlx::PgPool;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -201,7 +200,7 @@ impl Publisher for MdnPoster {
     async fn publish(&self, records: &[OutboxRecord]) -> Vec<Result<(), PublishError>> {
         let deliveries: Vec<Result<MdnDelivery, PostError>> = records
             .iter()
-            .map(|r| Ok(MdnDelivery::deserialize(&r.payload)?))
+            .map(|r| Ok(serde_json::from_str::<MdnDelivery>(r.payload.get())?))
             .collect();
         let ids: Vec<Uuid> = deliveries
             .iter()

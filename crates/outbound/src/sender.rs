@@ -16,7 +16,6 @@ use edihub_mdn_delivery::Clients;
 use edihub_outbox::{OutboxRecord, PublishError, Publisher, backoff_delay};
 use edihub_partners::live::LiveDirectory;
 use edihub_partners::outbound::{MdnRequest, OutboundPartnership};
-use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument as _;
@@ -60,8 +59,8 @@ impl OutboundSender {
     }
 
     async fn deliver(&self, record: &OutboxRecord) -> Result<(), PublishError> {
-        let delivery =
-            OutboundDelivery::deserialize(&record.payload).map_err(PublishError::permanent)?;
+        let delivery = serde_json::from_str::<OutboundDelivery>(record.payload.get())
+            .map_err(PublishError::permanent)?;
         let id = delivery.outbound_id;
         let span = tracing::info_span!(
             "outbound", outbound_id = %id, partner = %delivery.partner,

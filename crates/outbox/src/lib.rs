@@ -53,7 +53,9 @@ pub struct OutboxRecord {
     pub aggregate_id: String,
     pub event_type: String,
     pub topic: String,
-    pub payload: serde_json::Value,
+    /// The payload's JSON text as PostgreSQL renders the `jsonb` column, passed on
+    /// without building a tree: the relay publishes it as it is.
+    pub payload: Box<serde_json::value::RawValue>,
     pub headers: serde_json::Value,
     pub created_at: DateTime<Utc>,
     pub attempts: i32,
