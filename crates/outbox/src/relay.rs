@@ -179,18 +179,14 @@ impl<P: Publisher> Relay<P> {
                  SET LOCAL plan_cache_mode = force_custom_plan",
             )
             .await?;
-        self.claim_in(tx, 0, false).await
+        self.claim_in(tx, 0).await
     }
 
     /// Claims a batch inside `tx`, the `links`-th claim of that transaction.
-    /// `earlier_followers`: rows waited behind the batches marked before in `tx`. A
-    /// short batch took every one of them (they are heads for `tx` alone); a full one
-    /// may have left some out, which its `has_followers` must then say.
     async fn claim_in(
         &self,
         mut tx: Transaction<'static, Postgres>,
         links: usize,
-        earlier_followers: bool,
     ) -> Result<Claimed, sqlx::Error> {
         let started = Instant::now();
         let rows: Vec<ClaimedRow> = sqlx::query_as(CLAIM)
@@ -199,8 +195,7 @@ impl<P: Publisher> Relay<P> {
             .fetch_all(&mut *tx)
             .await?;
         tracing::trace!(rows = rows.len(), elapsed = ?started.elapsed(), "claimed");
-        let full = rows.len() as i64 >= self.settings.batch_size;
-        let has_followers = rows.iter().any(|row| row.has_follower) || (earlier_followers && full);
+        let has_followers = rows.iter().any(|row| row.has_follower);
         let records = rows.into_iter().map(|row| row.record).collect();
         Ok(Claimed {
             tx,
@@ -226,9 +221,9 @@ impl<P: Publisher> Relay<P> {
         &self,
         claimed: Claimed,
     ) -> Result<(StepReport, Claimed), sqlx::Error> {
-        let (links, followers) = (claimed.links + 1, claimed.has_followers);
+        let links = claimed.links + 1;
         let (report, tx) = self.publish_and_mark(claimed).await?;
-        Ok((report, self.claim_in(tx, links, followers).await?))
+        Ok((report, self.claim_in(tx, links).await?))
     }
 
     /// Publishes a claimed batch and records each outcome in its transaction.
