@@ -288,27 +288,6 @@ async fn a_drain_does_not_stop_at_an_empty_claim_that_overlapped_a_batch() {
     assert_eq!(by_key["chain"], vec![0, 1, 2, 3]);
 }
 
-/// A short batch's followers are claimed in its transaction, uncommitted, for a few
-/// batches (`MAX_LINKS`): rows marked in one transaction share its `now()` as `sent_at`.
-/// The fifth event of one aggregate starts a transaction of its own.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_short_batchs_followers_share_its_transaction_up_to_a_limit() {
-    let app = spawn_app().await;
-    for n in 0..5 {
-        commit_event(&app, "chain", n).await;
-    }
-    let report = app.relay().drain().await.expect("drain");
-    assert_eq!((report.claimed, report.sent), (5, 5));
-    let transactions: Vec<i64> =
-        sqlx::query_scalar("SELECT count(*) FROM outbox GROUP BY sent_at ORDER BY min(seq)")
-            .fetch_all(&app.pool)
-            .await
-            .expect("sent_at groups");
-    assert_eq!(transactions, vec![4, 1]);
-    let by_key = sequences_on_topic(&app, 5).await;
-    assert_eq!(by_key["chain"], vec![0, 1, 2, 3, 4]);
-}
-
 /// The late-commit case, drained: a row whose transaction was open during a drain is
 /// published by the next drain, not skipped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

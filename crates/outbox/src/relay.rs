@@ -1,5 +1,5 @@
 //! The relay: claim a batch of due PENDING rows, publish them, mark the outcome — one
-//! transaction per step (a short batch's followers may join it, see [`Relay::drain`]). [`Relay::step`] is what tests call; [`Relay::drain`] steps two
+//! transaction per step. [`Relay::step`] is what tests call; [`Relay::drain`] steps two
 //! batches at a time until a claim finds nothing, and [`Relay::run`] loops the drain.
 //!
 //! Claimed rows stay locked (`FOR UPDATE SKIP LOCKED`) until the step's transaction
@@ -52,11 +52,6 @@ pub const CLAIM: &str = "
     FROM claimed c
     ORDER BY c.seq";
 
-/// At most this many short batches are published in one transaction, each claimed
-/// after the one before it was marked (`Relay::finish_then_claim`): an aggregate with a
-/// long backlog must not keep one transaction, and its locks, open.
-const MAX_LINKS: usize = 3;
-
 /// The channel the `outbox_notify` trigger signals on commit.
 pub const NOTIFY_CHANNEL: &str = "outbox_pending";
 
@@ -107,9 +102,8 @@ impl<P: Publisher> Relay<P> {
     /// of the steps. A full batch is followed at once, and batch N+1 is claimed while
     /// batch N is published and marked, on a second connection. A short batch took every
     /// claimable row there was: the drain then claims again only for the rows waiting
-    /// behind it (`has_follower`, see [`CLAIM`]), which no NOTIFY will announce, in the
-    /// same transaction for up to [`MAX_LINKS`] batches; rows committed after its claim
-    /// announce themselves.
+    /// behind it (`has_follower`, see [`CLAIM`]), which no NOTIFY will announce; rows
+    /// committed after its claim announce themselves.
     ///
     /// Claiming N+1 during N is exactly two relays stepping at once (ADR 0002): batch
     /// N's rows stay locked and PENDING until its transaction commits, so the claim of
@@ -149,16 +143,11 @@ impl<P: Publisher> Relay<P> {
                 total.add(finished?);
                 current = following?;
                 followers_unclaimed = has_followers;
-            } else if !(has_followers || followers_unclaimed) {
-                total.add(self.finish(current).await?);
-                return Ok(total);
-            } else if current.links < MAX_LINKS {
-                let (report, following) = self.finish_then_claim(current).await?;
-                total.add(report);
-                current = following;
-                followers_unclaimed = false;
             } else {
                 total.add(self.finish(current).await?);
+                if !(has_followers || followers_unclaimed) {
+                    return Ok(total);
+                }
                 current = self.claim().await?;
                 followers_unclaimed = false;
             }
@@ -167,28 +156,19 @@ impl<P: Publisher> Relay<P> {
 
     /// Opens the step's transaction and claims the batch; the rows stay locked by it.
     async fn claim(&self) -> Result<Claimed, sqlx::Error> {
+        let started = Instant::now();
         // The step's outcome marks promise nothing to anyone: if a database crash loses
         // a committed-but-unflushed SENT, the row is simply published again, as after a
         // relay crash (at-least-once). So the commit need not wait for the WAL flush.
         // The claim is planned for the rows there are now, never from a cached generic
         // plan: one cached while the outbox was empty scans it once per row (ADR 0002).
-        let tx = self
+        let mut tx = self
             .pool
             .begin_with(
                 "BEGIN; SET LOCAL synchronous_commit = off; \
                  SET LOCAL plan_cache_mode = force_custom_plan",
             )
             .await?;
-        self.claim_in(tx, 0).await
-    }
-
-    /// Claims a batch inside `tx`, the `links`-th claim of that transaction.
-    async fn claim_in(
-        &self,
-        mut tx: Transaction<'static, Postgres>,
-        links: usize,
-    ) -> Result<Claimed, sqlx::Error> {
-        let started = Instant::now();
         let rows: Vec<ClaimedRow> = sqlx::query_as(CLAIM)
             .bind(self.settings.batch_size)
             .bind(self.channel)
@@ -201,36 +181,11 @@ impl<P: Publisher> Relay<P> {
             tx,
             records,
             has_followers,
-            links,
         })
     }
 
     /// Publishes a claimed batch, records each outcome and commits.
     async fn finish(&self, claimed: Claimed) -> Result<StepReport, sqlx::Error> {
-        let (report, tx) = self.publish_and_mark(claimed).await?;
-        tx.commit().await?;
-        Ok(report)
-    }
-
-    /// Publishes a claimed batch and records each outcome, then claims again in the
-    /// same transaction, uncommitted: its own SENT marks make the rows waiting behind
-    /// the batch heads for this claim, while for every other relay they still wait
-    /// behind locked PENDING rows. A crash before the commit publishes both batches
-    /// again, in order. One transaction instead of two for a message's later events.
-    async fn finish_then_claim(
-        &self,
-        claimed: Claimed,
-    ) -> Result<(StepReport, Claimed), sqlx::Error> {
-        let links = claimed.links + 1;
-        let (report, tx) = self.publish_and_mark(claimed).await?;
-        Ok((report, self.claim_in(tx, links).await?))
-    }
-
-    /// Publishes a claimed batch and records each outcome in its transaction.
-    async fn publish_and_mark(
-        &self,
-        claimed: Claimed,
-    ) -> Result<(StepReport, Transaction<'static, Postgres>), sqlx::Error> {
         let Claimed {
             mut tx, records, ..
         } = claimed;
@@ -239,7 +194,8 @@ impl<P: Publisher> Relay<P> {
             ..StepReport::default()
         };
         if records.is_empty() {
-            return Ok((report, tx));
+            tx.commit().await?;
+            return Ok(report);
         }
 
         edihub_metrics::OUTBOX_BATCH_SIZE.observe(records.len() as f64);
@@ -293,6 +249,7 @@ impl<P: Publisher> Relay<P> {
         .bind(&sent)
         .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         tracing::trace!(
             rows = records.len(), publish = ?published_after, total = ?started.elapsed(),
             "batch finished"
@@ -308,7 +265,7 @@ impl<P: Publisher> Relay<P> {
         published
             .with_label_values(&["failed"])
             .inc_by(report.failed as u64);
-        Ok((report, tx))
+        Ok(report)
     }
 
     /// Drains ([`Relay::drain`]) until `shutdown`: after each drain, waits for a
@@ -384,8 +341,6 @@ struct Claimed {
     records: Vec<OutboxRecord>,
     /// Whether a later PENDING row of one of its aggregates waits behind it.
     has_followers: bool,
-    /// Earlier batches published and marked in `tx`, not yet committed.
-    links: usize,
 }
 
 #[derive(sqlx::FromRow)]
