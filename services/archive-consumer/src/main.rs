@@ -5,10 +5,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-// One thread: the consumer mostly waits for the broker, the database and S3, and on a
-// multi-threaded runtime every wake-up was handed between threads (docs/benchmarks.md,
-// "the relay's wake-ups"). Parsing runs on the blocking pool.
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("archive-consumer");
     let settings: archive_consumer::Settings = edihub_config::load()?;
