@@ -6,10 +6,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-// One thread: the relay mostly waits for the database and the broker, and on a
-// multi-threaded runtime every wake-up was handed between threads, which cost more
-// than the work it woke (docs/benchmarks.md, "the relay's wake-ups").
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("outbox-relay");
     let settings: outbox_relay::Settings = edihub_config::load()?;
