@@ -3,9 +3,9 @@
 //!
 //! rdkafka's `FutureProducer` polls in 100 ms windows, and turns the time a window has
 //! left into whole milliseconds: its last millisecond is polled with a zero timeout, a
-//! spin of up to 1 ms in every 100 (about a tenth of the relay's CPU at a steady 200
-//! messages/s, docs/benchmarks.md). A window of [`POLL_WINDOW`] spins ten times less
-//! often. Delivery reports come as soon as librdkafka has them, whatever the window.
+//! spin of up to 1 ms in every 100 (docs/benchmarks.md). A window of [`POLL_WINDOW`]
+//! spins ten times less often. Delivery reports come as soon as librdkafka has them,
+//! whatever the window.
 
 use rdkafka::ClientContext;
 use rdkafka::config::ClientConfig;
