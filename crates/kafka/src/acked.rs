@@ -23,7 +23,10 @@ use tokio::sync::oneshot;
 const POLL_WINDOW: Duration = Duration::from_secs(1);
 
 /// The broker's answer for one record: `Ok` once it is acknowledged.
-pub(crate) type Ack = oneshot::Receiver<Result<(), KafkaError>>;
+type Outcome = Result<(), KafkaError>;
+
+/// The future of one record's [`Outcome`].
+pub(crate) type Ack = oneshot::Receiver<Outcome>;
 
 /// Hands each record's delivery report to the future waiting for it.
 pub(crate) struct AckContext;
@@ -31,7 +34,7 @@ pub(crate) struct AckContext;
 impl ClientContext for AckContext {}
 
 impl ProducerContext for AckContext {
-    type DeliveryOpaque = Box<oneshot::Sender<Result<(), KafkaError>>>;
+    type DeliveryOpaque = Box<oneshot::Sender<Outcome>>;
 
     fn delivery(&self, report: &DeliveryResult<'_>, ack: Self::DeliveryOpaque) {
         let outcome = match report {

@@ -96,7 +96,9 @@ impl Publisher for KafkaPublisher {
             let time = record.created_at.to_rfc3339();
             let headers = record_headers(record, &time);
             let payload = record.payload.get();
-            let ack = (self.producer).send(&record.topic, &record.aggregate_id, payload, headers);
+            let ack = self
+                .producer
+                .send(&record.topic, &record.aggregate_id, payload, headers);
             pending.push(ack);
         }
         let mut outcomes = Vec::with_capacity(records.len());
