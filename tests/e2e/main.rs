@@ -10,6 +10,7 @@ mod audit_verify;
 mod batch;
 mod certificates;
 mod chaos;
+mod continuity;
 mod evidence_capture;
 mod folding;
 mod gateway;

@@ -10,11 +10,16 @@
 //! batch that fails is handled again record by record, so a poison event costs its
 //! batch one failed attempt and then goes its own way.
 //!
+//! Holes: a record past the offset expected in its partition is not handled; the
+//! partition is read again from before the hole (`continuity.rs`: tansu answers a fetch
+//! inside a record batch from the next batch on).
+//!
 //! Poison events: after `max_attempts` failures an event is copied to the dead-letter
 //! topic with the error in its headers, and only once the broker acknowledged that copy
 //! is its offset stored. The consumer then moves on; nothing is dropped.
 
 use crate::KafkaError;
+use crate::continuity::{self, AssignmentStarts, Continuity};
 use crate::dead_letters::DeadLetters;
 use edihub_config::{ConsumerSettings, KafkaSettings};
 use edihub_events::trace::TraceParent;
@@ -63,6 +68,7 @@ pub async fn run_consumer<H: EventHandler>(
         shutdown: &shutdown,
     };
     let batch_max = settings.batch_max.max(1);
+    let mut continuity = Continuity::default();
     loop {
         let received = tokio::select! {
             _ = shutdown.cancelled() => break,
@@ -76,12 +82,20 @@ pub async fn run_consumer<H: EventHandler>(
             }
         };
         let batch = with_fetched(&consumer, first, batch_max);
+        // After the receives: the rebalances they served are known now.
+        for change in consumer.context().take() {
+            continuity.apply(change);
+        }
+        let (batch, held) = continuity::admitted(&mut continuity, batch);
         let done = records.process_all(&batch).await;
         for message in &batch[..done] {
             consumer.store_offset_from_message(message)?;
         }
         if done < batch.len() {
             break; // leave the rest's offsets for the next run
+        }
+        if !continuity::read_again(&consumer, topic, &held, &shutdown).await {
+            break;
         }
     }
     // Commit what was stored; on an empty assignment there is nothing to commit.
@@ -99,7 +113,7 @@ pub async fn run_consumer<H: EventHandler>(
 
 /// `first` and the records already fetched after it, up to `max` in all: never waits.
 fn with_fetched<'a>(
-    consumer: &'a StreamConsumer,
+    consumer: &'a GroupConsumer,
     first: BorrowedMessage<'a>,
     max: usize,
 ) -> Vec<BorrowedMessage<'a>> {
@@ -117,12 +131,15 @@ fn with_fetched<'a>(
     batch
 }
 
+/// The loop's consumer: its context records where each new assignment starts.
+type GroupConsumer = StreamConsumer<AssignmentStarts>;
+
 /// A consumer of `topic` in `settings.group_id` that stores offsets only when told.
 fn subscribe(
     brokers: &str,
     settings: &ConsumerSettings,
     topic: &str,
-) -> Result<StreamConsumer, KafkaError> {
+) -> Result<GroupConsumer, KafkaError> {
     let mut config = crate::client_config(brokers);
     config
         .set("group.id", &settings.group_id)
@@ -134,7 +151,7 @@ fn subscribe(
     if !settings.instance_id.is_empty() {
         config.set("group.instance.id", &settings.instance_id);
     }
-    let consumer: StreamConsumer = config.create()?;
+    let consumer: GroupConsumer = config.create_with_context(AssignmentStarts::default())?;
     consumer.subscribe(&[topic])?;
     Ok(consumer)
 }

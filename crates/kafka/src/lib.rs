@@ -5,6 +5,7 @@
 mod acked;
 mod admin;
 mod consumer;
+mod continuity;
 mod dead_letters;
 mod lag;
 mod producer;
