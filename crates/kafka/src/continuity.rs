@@ -9,9 +9,9 @@
 //! expected offset is held back, and the partition is read again from further and
 //! further before the hole (0, 1, 3, 7, ... records, up to [`MAX_BACK`]) until the batch
 //! that holds it is served; the records before the hole come again and the inbox absorbs
-//! them. A hole still there after the furthest re-read, or after [`PATIENCE`], is
-//! accepted with a warning: it is a real one (records a broker lost, compaction,
-//! transaction markers). On Apache Kafka none of this happens: its fetches start at the
+//! them. A hole still there after the furthest re-read is accepted with a warning: it is
+//! a real one (records a broker lost, compaction, transaction markers). How long the
+//! re-reads take does not matter: a slow broker is not a hole. On Apache Kafka none of this happens: its fetches start at the
 //! offset asked for.
 //!
 //! The expected offset of a newly assigned partition is the group's committed offset,
@@ -23,13 +23,11 @@ use rdkafka::message::BorrowedMessage;
 use rdkafka::{ClientContext, Message, Offset, TopicPartitionList};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// How far before a hole the furthest re-read starts: more than a producer's batch.
 pub(crate) const MAX_BACK: i64 = 4095;
-/// How long a hole may last before it is accepted as real.
-pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
 /// The pause before each re-read, so that a hole never spins the loop.
 const REREAD_WAIT: Duration = Duration::from_millis(20);
 /// How long reading the committed offsets of a new assignment may take.
@@ -44,8 +42,8 @@ pub(crate) enum Admit {
     /// Hand it to the handler although the records from `missing` to it never came.
     HandleAfterHole { missing: i64 },
     /// Hold it (and the rest of its partition in this batch) and read the partition
-    /// again from `from` after `wait`.
-    Reread { from: i64, wait: Duration },
+    /// again from `from`.
+    Reread { from: i64 },
 }
 
 /// A hole being read again.
@@ -53,17 +51,15 @@ pub(crate) enum Admit {
 struct Hole {
     /// Its first offset: the one expected.
     missing: i64,
-    since: Instant,
     rereads: u32,
     /// The last re-read went as far back as it may.
     furthest: bool,
 }
 
 impl Hole {
-    fn at(missing: i64, since: Instant) -> Self {
+    fn at(missing: i64) -> Self {
         Self {
             missing,
-            since,
             rereads: 0,
             furthest: false,
         }
@@ -96,13 +92,13 @@ impl Continuity {
         }
     }
 
-    /// Decides about the record at `offset` of `partition`, seen at `now`. A record
+    /// Decides about the record at `offset` of `partition`. A record
     /// before the expected offset (a redelivery, as a re-read brings) is handled and
     /// changes nothing; the expected one is handled and fills the hole, if any.
-    pub(crate) fn admit(&mut self, partition: i32, offset: i64, now: Instant) -> Admit {
+    pub(crate) fn admit(&mut self, partition: i32, offset: i64) -> Admit {
         let verdict = match self.expected.get(&partition) {
             Some(&expected) if offset < expected => return Admit::Handle,
-            Some(&expected) if offset > expected => self.hole(partition, expected, now),
+            Some(&expected) if offset > expected => self.hole(partition, expected),
             _ => Admit::Handle,
         };
         if !matches!(verdict, Admit::Reread { .. }) {
@@ -113,26 +109,23 @@ impl Continuity {
     }
 
     /// The verdict on a record past `expected`: read again from further back, or accept
-    /// the hole once the furthest re-read or [`PATIENCE`] did not fill it.
-    fn hole(&mut self, partition: i32, expected: i64, now: Instant) -> Admit {
+    /// the hole once the furthest re-read did not fill it.
+    fn hole(&mut self, partition: i32, expected: i64) -> Admit {
         let hole = self
             .holes
             .entry(partition)
-            .or_insert_with(|| Hole::at(expected, now));
+            .or_insert_with(|| Hole::at(expected));
         if hole.missing != expected {
-            *hole = Hole::at(expected, now);
+            *hole = Hole::at(expected);
         }
-        if hole.furthest || now.duration_since(hole.since) >= PATIENCE {
+        if hole.furthest {
             return Admit::HandleAfterHole { missing: expected };
         }
         let back = ((1i64 << hole.rereads.min(62)) - 1).min(MAX_BACK);
         let from = (expected - back).max(0);
         hole.furthest = back == MAX_BACK || from == 0;
         hole.rereads += 1;
-        Admit::Reread {
-            from,
-            wait: REREAD_WAIT,
-        }
+        Admit::Reread { from }
     }
 }
 
@@ -208,12 +201,11 @@ fn offset_of(list: &TopicPartitionList, partition: i32) -> Option<i64> {
     }
 }
 
-/// A partition held back at a hole, to be read again from `from` after `wait`.
+/// A partition held back at a hole, to be read again from `from`.
 #[derive(Debug)]
 pub(crate) struct Reread {
     partition: i32,
     from: i64,
-    wait: Duration,
 }
 
 /// The records of `batch` the handler may have now, in order, and the partitions held
@@ -223,7 +215,6 @@ pub(crate) fn admitted<'a>(
     continuity: &mut Continuity,
     batch: Vec<BorrowedMessage<'a>>,
 ) -> (Vec<BorrowedMessage<'a>>, Vec<Reread>) {
-    let now = Instant::now();
     let mut held: Vec<Reread> = Vec::new();
     let mut admitted = Vec::with_capacity(batch.len());
     for message in batch {
@@ -231,7 +222,7 @@ pub(crate) fn admitted<'a>(
         if held.iter().any(|r| r.partition == partition) {
             continue;
         }
-        match continuity.admit(partition, offset, now) {
+        match continuity.admit(partition, offset) {
             Admit::Handle => admitted.push(message),
             Admit::HandleAfterHole { missing } => {
                 tracing::warn!(
@@ -242,25 +233,21 @@ pub(crate) fn admitted<'a>(
                 );
                 admitted.push(message);
             }
-            Admit::Reread { from, wait } => {
+            Admit::Reread { from } => {
                 tracing::info!(
                     partition,
                     served = offset,
                     reread_from = from,
                     "the broker served records past a hole: reading the partition again"
                 );
-                held.push(Reread {
-                    partition,
-                    from,
-                    wait,
-                });
+                held.push(Reread { partition, from });
             }
         }
     }
     (admitted, held)
 }
 
-/// Points each held partition back to where its re-read starts, after the longest wait;
+/// Points each held partition back to where its re-read starts, after a short pause;
 /// `false` when shutdown came first.
 pub(crate) async fn read_again<C: ConsumerContext>(
     consumer: &StreamConsumer<C>,
@@ -268,12 +255,12 @@ pub(crate) async fn read_again<C: ConsumerContext>(
     held: &[Reread],
     shutdown: &CancellationToken,
 ) -> bool {
-    let Some(wait) = held.iter().map(|r| r.wait).max() else {
+    if held.is_empty() {
         return true;
-    };
+    }
     tokio::select! {
         _ = shutdown.cancelled() => return false,
-        _ = tokio::time::sleep(wait) => {}
+        _ = tokio::time::sleep(REREAD_WAIT) => {}
     }
     for reread in held {
         let from = Offset::Offset(reread.from);
@@ -298,19 +285,15 @@ mod tests {
     }
 
     fn reread(from: i64) -> Admit {
-        Admit::Reread {
-            from,
-            wait: REREAD_WAIT,
-        }
+        Admit::Reread { from }
     }
 
     #[test]
     fn consecutive_records_are_handled() {
         let mut continuity = Continuity::default();
         continuity.apply(assigned(0, 10));
-        let now = Instant::now();
-        assert_eq!(continuity.admit(0, 10, now), Admit::Handle);
-        assert_eq!(continuity.admit(0, 11, now), Admit::Handle);
+        assert_eq!(continuity.admit(0, 10), Admit::Handle);
+        assert_eq!(continuity.admit(0, 11), Admit::Handle);
     }
 
     /// tansu's answer to a fetch inside a batch: the next batch. The re-reads go back
@@ -319,19 +302,18 @@ mod tests {
     fn a_hole_is_read_again_from_further_back_until_it_is_filled() {
         let mut continuity = Continuity::default();
         continuity.apply(assigned(0, 10));
-        let now = Instant::now();
-        assert_eq!(continuity.admit(0, 20, now), reread(10));
-        assert_eq!(continuity.admit(0, 20, now), reread(9));
-        assert_eq!(continuity.admit(0, 20, now), reread(7));
-        assert_eq!(continuity.admit(0, 20, now), reread(3));
+        assert_eq!(continuity.admit(0, 20), reread(10));
+        assert_eq!(continuity.admit(0, 20), reread(9));
+        assert_eq!(continuity.admit(0, 20), reread(7));
+        assert_eq!(continuity.admit(0, 20), reread(3));
         // Served from 4: handled again (the inbox absorbs them), the hole stays open.
         for offset in 4..10 {
-            assert_eq!(continuity.admit(0, offset, now), Admit::Handle);
+            assert_eq!(continuity.admit(0, offset), Admit::Handle);
         }
-        assert_eq!(continuity.admit(0, 10, now), Admit::Handle);
-        assert_eq!(continuity.admit(0, 11, now), Admit::Handle);
+        assert_eq!(continuity.admit(0, 10), Admit::Handle);
+        assert_eq!(continuity.admit(0, 11), Admit::Handle);
         // A new hole starts over.
-        assert_eq!(continuity.admit(0, 13, now), reread(12));
+        assert_eq!(continuity.admit(0, 13), reread(12));
     }
 
     #[test]
@@ -339,36 +321,33 @@ mod tests {
         let mut continuity = Continuity::default();
         continuity.apply(assigned(1, 0));
         continuity.apply(assigned(2, 7));
-        let now = Instant::now();
-        assert_eq!(continuity.admit(1, 0, now), Admit::Handle);
-        assert_eq!(continuity.admit(1, 5, now), reread(1));
-        assert_eq!(continuity.admit(2, 7, now), Admit::Handle);
+        assert_eq!(continuity.admit(1, 0), Admit::Handle);
+        assert_eq!(continuity.admit(1, 5), reread(1));
+        assert_eq!(continuity.admit(2, 7), Admit::Handle);
     }
 
     #[test]
     fn a_hole_the_furthest_reread_does_not_fill_is_accepted() {
         let mut continuity = Continuity::default();
         continuity.apply(assigned(0, 3));
-        let now = Instant::now();
-        assert_eq!(continuity.admit(0, 9, now), reread(3));
-        assert_eq!(continuity.admit(0, 9, now), reread(2));
-        assert_eq!(continuity.admit(0, 9, now), reread(0));
-        assert_eq!(continuity.admit(0, 0, now), Admit::Handle);
+        assert_eq!(continuity.admit(0, 9), reread(3));
+        assert_eq!(continuity.admit(0, 9), reread(2));
+        assert_eq!(continuity.admit(0, 9), reread(0));
+        assert_eq!(continuity.admit(0, 0), Admit::Handle);
         assert_eq!(
-            continuity.admit(0, 9, now),
+            continuity.admit(0, 9),
             Admit::HandleAfterHole { missing: 3 }
         );
-        assert_eq!(continuity.admit(0, 10, now), Admit::Handle);
+        assert_eq!(continuity.admit(0, 10), Admit::Handle);
     }
 
     #[test]
     fn the_rereads_go_back_at_most_max_back() {
         let mut continuity = Continuity::default();
         continuity.apply(assigned(0, 1_000_000));
-        let now = Instant::now();
         let mut froms = Vec::new();
         loop {
-            match continuity.admit(0, 2_000_000, now) {
+            match continuity.admit(0, 2_000_000) {
                 Admit::Reread { from, .. } => froms.push(from),
                 Admit::HandleAfterHole { missing } => {
                     assert_eq!(missing, 1_000_000);
@@ -382,38 +361,24 @@ mod tests {
     }
 
     #[test]
-    fn a_hole_that_lasts_is_accepted() {
-        let mut continuity = Continuity::default();
-        continuity.apply(assigned(0, 1_000));
-        let start = Instant::now();
-        assert_eq!(continuity.admit(0, 1_005, start), reread(1_000));
-        assert_eq!(
-            continuity.admit(0, 1_005, start + PATIENCE),
-            Admit::HandleAfterHole { missing: 1_000 }
-        );
-    }
-
-    #[test]
     fn unknown_starts_and_revoked_partitions_are_not_checked() {
         let mut continuity = Continuity::default();
-        let now = Instant::now();
         continuity.apply(AssignmentChange::Assigned {
             partition: 0,
             start: None,
         });
-        assert_eq!(continuity.admit(0, 42, now), Admit::Handle);
-        assert_eq!(continuity.admit(0, 44, now), reread(43));
+        assert_eq!(continuity.admit(0, 42), Admit::Handle);
+        assert_eq!(continuity.admit(0, 44), reread(43));
         continuity.apply(AssignmentChange::Revoked { partition: 0 });
-        assert_eq!(continuity.admit(0, 99, now), Admit::Handle);
+        assert_eq!(continuity.admit(0, 99), Admit::Handle);
     }
 
     #[test]
     fn a_new_assignment_forgets_the_old_hole() {
         let mut continuity = Continuity::default();
         continuity.apply(assigned(0, 10));
-        let now = Instant::now();
-        assert_eq!(continuity.admit(0, 12, now), reread(10));
+        assert_eq!(continuity.admit(0, 12), reread(10));
         continuity.apply(assigned(0, 12));
-        assert_eq!(continuity.admit(0, 12, now), Admit::Handle);
+        assert_eq!(continuity.admit(0, 12), Admit::Handle);
     }
 }
