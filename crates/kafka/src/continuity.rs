@@ -8,8 +8,8 @@
 //! and its next offset commit would skip those events for good. So a record past the
 //! expected offset is held back, and the partition is read again from further and
 //! further before the hole (0, 1, 3, 7, ... records, up to [`MAX_BACK`]) until the batch
-//! that holds it is served; the records before the hole come again and the inbox absorbs
-//! them. A hole still there after the furthest re-read is accepted with a warning: it is
+//! that holds it is served; the records before the hole, which come again, are dropped:
+//! the group has handled them. A hole still there after the furthest re-read is accepted with a warning: it is
 //! a real one (records a broker lost, compaction, transaction markers). How long the
 //! re-reads take does not matter: a slow broker is not a hole. On Apache Kafka none of this happens: its fetches start at the
 //! offset asked for.
@@ -39,6 +39,9 @@ const SEEK_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) enum Admit {
     /// Hand it to the handler.
     Handle,
+    /// Drop it: it is before the expected offset, so the group has handled it (a re-read
+    /// brings such records again).
+    Handled,
     /// Hand it to the handler although the records from `missing` to it never came.
     HandleAfterHole { missing: i64 },
     /// Hold it (and the rest of its partition in this batch) and read the partition
@@ -92,12 +95,11 @@ impl Continuity {
         }
     }
 
-    /// Decides about the record at `offset` of `partition`. A record
-    /// before the expected offset (a redelivery, as a re-read brings) is handled and
-    /// changes nothing; the expected one is handled and fills the hole, if any.
+    /// Decides about the record at `offset` of `partition`. A record before the expected
+    /// offset changes nothing; the expected one fills the hole, if any.
     pub(crate) fn admit(&mut self, partition: i32, offset: i64) -> Admit {
         let verdict = match self.expected.get(&partition) {
-            Some(&expected) if offset < expected => return Admit::Handle,
+            Some(&expected) if offset < expected => return Admit::Handled,
             Some(&expected) if offset > expected => self.hole(partition, expected),
             _ => Admit::Handle,
         };
@@ -224,6 +226,7 @@ pub(crate) fn admitted<'a>(
         }
         match continuity.admit(partition, offset) {
             Admit::Handle => admitted.push(message),
+            Admit::Handled => {}
             Admit::HandleAfterHole { missing } => {
                 tracing::warn!(
                     partition,
@@ -306,9 +309,9 @@ mod tests {
         assert_eq!(continuity.admit(0, 20), reread(9));
         assert_eq!(continuity.admit(0, 20), reread(7));
         assert_eq!(continuity.admit(0, 20), reread(3));
-        // Served from 4: handled again (the inbox absorbs them), the hole stays open.
+        // Served from 4: those before the hole are dropped, and it stays open.
         for offset in 4..10 {
-            assert_eq!(continuity.admit(0, offset), Admit::Handle);
+            assert_eq!(continuity.admit(0, offset), Admit::Handled);
         }
         assert_eq!(continuity.admit(0, 10), Admit::Handle);
         assert_eq!(continuity.admit(0, 11), Admit::Handle);
@@ -333,7 +336,7 @@ mod tests {
         assert_eq!(continuity.admit(0, 9), reread(3));
         assert_eq!(continuity.admit(0, 9), reread(2));
         assert_eq!(continuity.admit(0, 9), reread(0));
-        assert_eq!(continuity.admit(0, 0), Admit::Handle);
+        assert_eq!(continuity.admit(0, 0), Admit::Handled);
         assert_eq!(
             continuity.admit(0, 9),
             Admit::HandleAfterHole { missing: 3 }
@@ -348,12 +351,12 @@ mod tests {
         let mut froms = Vec::new();
         loop {
             match continuity.admit(0, 2_000_000) {
-                Admit::Reread { from, .. } => froms.push(from),
+                Admit::Reread { from } => froms.push(from),
                 Admit::HandleAfterHole { missing } => {
                     assert_eq!(missing, 1_000_000);
                     break;
                 }
-                Admit::Handle => panic!("a hole handled without a re-read"),
+                other => panic!("a hole met with {other:?}"),
             }
         }
         assert_eq!(froms.last(), Some(&(1_000_000 - MAX_BACK)));
