@@ -7,12 +7,13 @@
 //! committed offset inside a producer's batch would never get the rest of that batch,
 //! and its next offset commit would skip those events for good. So a record past the
 //! expected offset is held back, and the partition is read again from further and
-//! further before the hole (0, 1, 3, 7, ... records, up to [`MAX_BACK`]) until the batch
-//! that holds it is served; the records before the hole, which come again, are dropped:
-//! the group has handled them. A hole still there after the furthest re-read is accepted with a warning: it is
-//! a real one (records a broker lost, compaction, transaction markers). How long the
-//! re-reads take does not matter: a slow broker is not a hole. On Apache Kafka none of this happens: its fetches start at the
-//! offset asked for.
+//! further before the hole (0, 1, 3, 7, ... records, up to [`MAX_BACK`]) until the
+//! batch that holds it is served; the records before the hole, which come again, are
+//! dropped: the group has handled them. A hole still there after the furthest re-read
+//! is accepted with a warning: it is a real one (records a broker lost, compaction,
+//! transaction markers). How long the re-reads take does not matter: a slow broker is
+//! not a hole. On Apache Kafka none of this happens: its fetches start at the offset
+//! asked for.
 //!
 //! The expected offset of a newly assigned partition is the group's committed offset,
 //! read when the assignment arrives ([`AssignmentStarts`]); when none is known, the
@@ -41,7 +42,7 @@ pub(crate) enum Admit {
     Handle,
     /// Drop it: it is before the expected offset, so the group has handled it (a re-read
     /// brings such records again).
-    Handled,
+    AlreadyHandled,
     /// Hand it to the handler although the records from `missing` to it never came.
     HandleAfterHole { missing: i64 },
     /// Hold it (and the rest of its partition in this batch) and read the partition
@@ -99,7 +100,7 @@ impl Continuity {
     /// offset changes nothing; the expected one fills the hole, if any.
     pub(crate) fn admit(&mut self, partition: i32, offset: i64) -> Admit {
         let verdict = match self.expected.get(&partition) {
-            Some(&expected) if offset < expected => return Admit::Handled,
+            Some(&expected) if offset < expected => return Admit::AlreadyHandled,
             Some(&expected) if offset > expected => self.hole(partition, expected),
             _ => Admit::Handle,
         };
@@ -226,7 +227,7 @@ pub(crate) fn admitted<'a>(
         }
         match continuity.admit(partition, offset) {
             Admit::Handle => admitted.push(message),
-            Admit::Handled => {}
+            Admit::AlreadyHandled => {}
             Admit::HandleAfterHole { missing } => {
                 tracing::warn!(
                     partition,
@@ -311,7 +312,7 @@ mod tests {
         assert_eq!(continuity.admit(0, 20), reread(3));
         // Served from 4: those before the hole are dropped, and it stays open.
         for offset in 4..10 {
-            assert_eq!(continuity.admit(0, offset), Admit::Handled);
+            assert_eq!(continuity.admit(0, offset), Admit::AlreadyHandled);
         }
         assert_eq!(continuity.admit(0, 10), Admit::Handle);
         assert_eq!(continuity.admit(0, 11), Admit::Handle);
@@ -336,7 +337,7 @@ mod tests {
         assert_eq!(continuity.admit(0, 9), reread(3));
         assert_eq!(continuity.admit(0, 9), reread(2));
         assert_eq!(continuity.admit(0, 9), reread(0));
-        assert_eq!(continuity.admit(0, 0), Admit::Handled);
+        assert_eq!(continuity.admit(0, 0), Admit::AlreadyHandled);
         assert_eq!(
             continuity.admit(0, 9),
             Admit::HandleAfterHole { missing: 3 }
