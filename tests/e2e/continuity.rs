@@ -2,11 +2,10 @@
 //! next batch on, as tansu 0.6 does (ADR 0003): a group whose committed offset falls
 //! inside a producer's batch still gets every record after it.
 
-use edihub_events::{Envelope, EventHandler, Handled, headers};
-use edihub_tests::spawn_app;
+use edihub_events::{Envelope, EventHandler, Handled};
+use edihub_tests::{event_headers, spawn_app};
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
-use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 use std::collections::BTreeSet;
@@ -41,15 +40,7 @@ impl EventHandler for Numbers {
 fn produce(producer: &BaseProducer, topic: &str, numbers: std::ops::Range<i64>) {
     for n in numbers {
         let id = Uuid::new_v4().to_string();
-        let headers = OwnedHeaders::new()
-            .insert(Header {
-                key: headers::ID,
-                value: Some(id.as_str()),
-            })
-            .insert(Header {
-                key: headers::TYPE,
-                value: Some("ContinuityTest"),
-            });
+        let headers = event_headers(&id, "ContinuityTest");
         let payload = serde_json::json!({ "n": n }).to_string();
         producer
             .send(

@@ -565,6 +565,20 @@ impl TestApp {
     }
 }
 
+/// The CloudEvents headers a consumer needs on a record a test publishes itself.
+pub fn event_headers(id: &str, event_type: &str) -> rdkafka::message::OwnedHeaders {
+    use rdkafka::message::{Header, OwnedHeaders};
+    OwnedHeaders::new()
+        .insert(Header {
+            key: edihub_events::headers::ID,
+            value: Some(id),
+        })
+        .insert(Header {
+            key: edihub_events::headers::TYPE,
+            value: Some(event_type),
+        })
+}
+
 /// The envelope a consumer would decode from `record`.
 pub fn envelope(record: &RecordView) -> Envelope {
     Envelope {

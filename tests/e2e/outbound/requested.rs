@@ -5,8 +5,9 @@
 
 use super::*;
 use edihub_events::{OutboundRequestRejected, headers};
+use edihub_tests::event_headers;
 use rdkafka::ClientConfig;
-use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::message::Header;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 use sha2::{Digest as _, Sha256};
 use tokio_util::sync::CancellationToken;
@@ -20,15 +21,7 @@ async fn request(app: &TestApp, id: Uuid, payload: &serde_json::Value) {
         .create()
         .expect("producer");
     let id = id.to_string();
-    let headers = OwnedHeaders::new()
-        .insert(Header {
-            key: headers::ID,
-            value: Some(id.as_str()),
-        })
-        .insert(Header {
-            key: headers::TYPE,
-            value: Some("OutboundRequested"),
-        })
+    let headers = event_headers(&id, "OutboundRequested")
         .insert(Header {
             key: headers::SOURCE,
             value: Some(SOURCE),
