@@ -50,24 +50,13 @@ pub(crate) enum Admit {
     Reread { from: i64 },
 }
 
-/// A hole being read again.
-#[derive(Debug)]
+/// A hole being read again. It starts at its partition's expected offset: whatever
+/// moves that offset (a record admitted, an assignment change) forgets the hole.
+#[derive(Debug, Default)]
 struct Hole {
-    /// Its first offset: the one expected.
-    missing: i64,
     rereads: u32,
     /// The last re-read went as far back as it may.
     furthest: bool,
-}
-
-impl Hole {
-    fn at(missing: i64) -> Self {
-        Self {
-            missing,
-            rereads: 0,
-            furthest: false,
-        }
-    }
 }
 
 /// The next expected offset of each assigned partition, and the holes being read again.
@@ -114,13 +103,7 @@ impl Continuity {
     /// The verdict on a record past `expected`: read again from further back, or accept
     /// the hole once the furthest re-read did not fill it.
     fn hole(&mut self, partition: i32, expected: i64) -> Admit {
-        let hole = self
-            .holes
-            .entry(partition)
-            .or_insert_with(|| Hole::at(expected));
-        if hole.missing != expected {
-            *hole = Hole::at(expected);
-        }
+        let hole = self.holes.entry(partition).or_default();
         if hole.furthest {
             return Admit::HandleAfterHole { missing: expected };
         }
