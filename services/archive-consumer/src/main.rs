@@ -9,5 +9,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("archive-consumer");
     let settings: archive_consumer::Settings = edihub_config::load()?;
-    archive_consumer::run(settings, edihub_config::shutdown::on_signal()).await
+    // Run as a task, not in `block_on`: a worker that reads a socket then runs the task
+    // it woke itself, instead of waking the main thread for it (docs/benchmarks.md).
+    let service = archive_consumer::run(settings, edihub_config::shutdown::on_signal());
+    tokio::spawn(service).await?
 }

@@ -18,7 +18,9 @@ async fn main() -> anyhow::Result<()> {
         ops = ?app.ops_address(),
         "as2-gateway listening (operations endpoint: ops)"
     );
-    app.run_until_stopped(edihub_config::shutdown::on_signal())
-        .await?;
+    // Run as a task, not in `block_on`: a worker that reads a socket then runs the task
+    // it woke itself, instead of waking the main thread for it (docs/benchmarks.md).
+    let serving = app.run_until_stopped(edihub_config::shutdown::on_signal());
+    tokio::spawn(serving).await??;
     Ok(())
 }

@@ -10,5 +10,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     edihub_config::telemetry::init("outbox-relay");
     let settings: outbox_relay::Settings = edihub_config::load()?;
-    outbox_relay::run(settings, edihub_config::shutdown::on_signal()).await
+    // Run as a task, not in `block_on`: a worker that reads a socket then runs the task
+    // it woke itself, instead of waking the main thread for it (docs/benchmarks.md).
+    let service = outbox_relay::run(settings, edihub_config::shutdown::on_signal());
+    tokio::spawn(service).await?
 }
