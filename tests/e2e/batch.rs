@@ -133,8 +133,8 @@ async fn an_archive_batch_stores_each_new_message_once_and_all_or_nothing() {
     let archiver = Archiver::new(app.pool.clone(), app.store.clone(), "batch");
     assert!(archiver.archive(&events[0]).await.expect("alone"));
 
-    // A failing event fails the batch: no rows; the entries chained meanwhile stay, as
-    // after a crash, and are reused below.
+    // A failing event fails the batch: no rows. Its evidence is read for the whole batch
+    // before anything is chained, so a digest mismatch leaves no ledger entry either.
     let failing = [events[1].clone(), poisoned(&events[2])];
     let error = archiver
         .archive_batch(&failing)
@@ -142,6 +142,7 @@ async fn an_archive_batch_stores_each_new_message_once_and_all_or_nothing() {
         .expect_err("poisoned");
     assert!(error.to_string().contains("digest mismatch"), "{error}");
     assert_eq!(app.count("SELECT count(*) FROM archive_record").await, 1);
+    assert_eq!(app.count("SELECT count(*) FROM ledger_entry").await, 1);
     assert_eq!(inbox_rows(&app, "batch").await, 1);
 
     let batch = [

@@ -11,7 +11,8 @@ use edihub_events::{EdiMessageReceived, Envelope, EventHandler, Handled, event_t
 use edihub_journal::{ClaimCheckError, MessageEvidence, sha256_hex};
 use edihub_ledger::{LedgerError, Position};
 use sqlx::{PgConnection, PgPool, Postgres, Transaction};
-use tracing::Instrument;
+use std::collections::HashMap;
+use tracing::{Instrument, Span};
 use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error)]
@@ -48,16 +49,18 @@ pub struct Archiver {
     consumer: String,
 }
 
-/// What one attempt staged inside its transaction, not yet committed.
-struct Staged {
-    position: Position,
-}
-
 /// A claimed message's evidence, chained in the ledger, before its objects are stored.
 struct Chained {
     evidence: MessageEvidence,
     invoices: InvoiceNumbers,
     set: EvidenceSet,
+}
+
+/// What a batch staged inside its transaction, not yet committed: each event's outcome,
+/// and the messages archived with the span of their event.
+struct Staged {
+    handled: Vec<Handled>,
+    archived: Vec<(Chained, Span)>,
 }
 
 impl Archiver {
@@ -70,15 +73,10 @@ impl Archiver {
     }
 
     /// Archives the message an `EdiMessageReceived` event refers to. Returns `false`
-    /// when the event was seen before (nothing done).
+    /// when the event was seen before, or is of another type (nothing done).
     pub async fn archive(&self, event: &Envelope) -> Result<bool, ArchiveError> {
-        let mut tx = self.pool.begin().await?;
-        let Some(staged) = self.stage(&mut tx, event).await? else {
-            return Ok(false);
-        };
-        tx.commit().await?;
-        tracing::info!(seq = staged.position.seq, "archived");
-        Ok(true)
+        let handled = self.archive_batch(std::slice::from_ref(event)).await?;
+        Ok(handled.first() == Some(&Handled::Applied))
     }
 
     /// Every step of [`Self::archive`] (the ledger entry appended, the objects stored)
@@ -89,45 +87,39 @@ impl Archiver {
         event: &Envelope,
     ) -> Result<Option<Position>, ArchiveError> {
         let mut tx = self.pool.begin().await?;
-        let staged = self.stage(&mut tx, event).await?;
+        let staged = self.stage(&mut tx, std::slice::from_ref(event)).await?;
         tx.rollback().await?;
-        Ok(staged.map(|s| s.position))
-    }
-
-    async fn stage(
-        &self,
-        tx: &mut Transaction<'static, Postgres>,
-        event: &Envelope,
-    ) -> Result<Option<Staged>, ArchiveError> {
-        if event.event_type != event_types::EDI_MESSAGE_RECEIVED {
-            return Ok(None);
-        }
-        let received: EdiMessageReceived = event.decode()?;
-        if !edihub_inbox::claim(tx, &self.consumer, event.id, &event.event_type).await? {
-            tracing::info!("duplicate event, already archived");
-            return Ok(None);
-        }
-        let chained = self.chain_evidence(tx, &received).await?;
-        let versions = self.put_all(&chained.set).await?;
-        self.record(tx, &chained, &versions).await?;
-        Ok(Some(Staged {
-            position: chained.set.position(),
-        }))
+        Ok((staged.archived.first()).map(|(chained, _)| chained.set.position()))
     }
 
     /// [`Self::archive`] for several events, in one transaction: one inbox statement,
-    /// the claimed messages chained in the ledger in turn, their objects stored
-    /// [`PUT_MESSAGES_AT_ONCE`] messages at a time, their rows written, one commit. The ledger entries of a batch that
-    /// fails stay, as a crash's would, and a redelivery reuses them.
+    /// the claimed messages' evidence read in one statement and chained in the ledger in
+    /// one transaction of its own, their objects stored [`PUT_MESSAGES_AT_ONCE`] messages
+    /// at a time, their rows written, one commit. Ledger entries of a batch that fails
+    /// after chaining stay, as a crash's would, and a redelivery reuses them.
     pub async fn archive_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, ArchiveError> {
+        let mut tx = self.pool.begin().await?;
+        let staged = self.stage(&mut tx, events).await?;
+        tx.commit().await?;
+        for (chained, span) in &staged.archived {
+            span.in_scope(|| tracing::info!(seq = chained.set.position().seq, "archived"));
+        }
+        Ok(staged.handled)
+    }
+
+    /// Every step of [`Self::archive_batch`] but the commit.
+    async fn stage(
+        &self,
+        tx: &mut Transaction<'static, Postgres>,
+        events: &[Envelope],
+    ) -> Result<Staged, ArchiveError> {
         let received = |e: &&Envelope| e.event_type == event_types::EDI_MESSAGE_RECEIVED;
         let wanted: Vec<(Uuid, &str)> = (events.iter().filter(received))
             .map(|e| (e.id, e.event_type.as_str()))
             .collect();
-        let mut tx = self.pool.begin().await?;
-        let mut claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        let mut claimed = edihub_inbox::claim_all(tx, &self.consumer, &wanted).await?;
         let mut handled = Vec::with_capacity(events.len());
-        let mut chained = Vec::new();
+        let mut messages = Vec::new();
         for event in events {
             let span = edihub_events::event_span(event);
             if !received(&event) {
@@ -136,66 +128,57 @@ impl Archiver {
                 span.in_scope(|| tracing::info!("duplicate event, already archived"));
                 handled.push(Handled::Duplicate);
             } else {
-                let message = event.decode()?;
-                let evidence = self
-                    .chain_evidence(&mut tx, &message)
-                    .instrument(span.clone());
-                chained.push((evidence.await?, span));
+                messages.push((event.decode::<EdiMessageReceived>()?, span));
                 handled.push(Handled::Applied);
             }
         }
-        let mut versions = Vec::with_capacity(chained.len());
-        for some in chained.chunks(PUT_MESSAGES_AT_ONCE) {
+        let archived = self.chain_all(tx, messages).await?;
+        let mut versions = Vec::with_capacity(archived.len());
+        for some in archived.chunks(PUT_MESSAGES_AT_ONCE) {
             let puts = (some.iter()).map(|(c, span)| self.put_all(&c.set).instrument(span.clone()));
             versions.extend(futures::future::try_join_all(puts).await?);
         }
-        for ((chained, _), versions) in chained.iter().zip(&versions) {
-            self.record(&mut tx, chained, versions).await?;
-        }
-        tx.commit().await?;
-        for (chained, span) in &chained {
-            span.in_scope(|| tracing::info!(seq = chained.set.position().seq, "archived"));
-        }
-        Ok(handled)
-    }
-
-    /// The evidence of the message `received` refers to, built and chained in the ledger
-    /// (its entry appended, or found again on a redelivery).
-    async fn chain_evidence(
-        &self,
-        conn: &mut PgConnection,
-        received: &EdiMessageReceived,
-    ) -> Result<Chained, ArchiveError> {
-        let evidence = claimed_evidence(conn, &received.payload).await?;
-        let until = retain_until(evidence.received_at, self.retention_years(received))
-            .ok_or(ArchiveError::RetentionOutOfRange)?;
-        let invoices = read_invoices(&evidence, received).await?;
-        let parts = EvidenceParts::new(&evidence, &invoices, until)?;
-        let set = self.chain(evidence.id, &parts).await?;
-        Ok(Chained {
-            evidence,
-            invoices,
-            set,
-        })
-    }
-
-    /// The archive's rows for a message whose objects are stored (`versions`, in the
-    /// order of its set), and its ledger entry marked stored.
-    async fn record(
-        &self,
-        conn: &mut PgConnection,
-        chained: &Chained,
-        versions: &[Option<String>],
-    ) -> Result<(), ArchiveError> {
-        let Chained {
-            evidence,
-            invoices,
-            set,
-        } = chained;
         let bucket = self.store.bucket();
-        record::insert(conn, bucket, evidence, invoices, set, versions).await?;
-        edihub_ledger::mark_stored(conn, evidence.id).await?;
-        Ok(())
+        for ((c, _), versions) in archived.iter().zip(&versions) {
+            record::insert(tx, bucket, &c.evidence, &c.invoices, &c.set, versions).await?;
+        }
+        let ids: Vec<Uuid> = archived.iter().map(|(c, _)| c.evidence.id).collect();
+        edihub_ledger::mark_stored_all(tx, &ids).await?;
+        Ok(Staged { handled, archived })
+    }
+
+    /// The evidence of the messages `received` refers to, built and chained in the
+    /// ledger, in their order (each entry appended, or found again on a redelivery).
+    async fn chain_all(
+        &self,
+        conn: &mut PgConnection,
+        received: Vec<(EdiMessageReceived, Span)>,
+    ) -> Result<Vec<(Chained, Span)>, ArchiveError> {
+        if received.is_empty() {
+            return Ok(Vec::new());
+        }
+        let claims: Vec<_> = received.iter().map(|(r, _)| &r.payload).collect();
+        let evidences = claimed_evidence(conn, &claims).await?;
+        let invoices = read_invoices(&evidences, &received).await?;
+        let mut parts = Vec::with_capacity(evidences.len());
+        for ((evidence, invoices), (message, _)) in evidences.iter().zip(&invoices).zip(&received) {
+            let until = retain_until(evidence.received_at, self.retention_years(message))
+                .ok_or(ArchiveError::RetentionOutOfRange)?;
+            parts.push(EvidenceParts::new(evidence, invoices, until)?);
+        }
+        let ids: Vec<Uuid> = evidences.iter().map(|e| e.id).collect();
+        let sets = self.chain(&ids, &parts, &received).await?;
+        let chained =
+            (evidences.into_iter().zip(invoices).zip(sets)).map(|((evidence, invoices), set)| {
+                Chained {
+                    evidence,
+                    invoices,
+                    set,
+                }
+            });
+        Ok(chained
+            .zip(received.into_iter().map(|(_, span)| span))
+            .collect())
     }
 
     /// The partnership's retention the event carries, else the store's default. The
@@ -204,25 +187,32 @@ impl Archiver {
         (received.retention_years).unwrap_or_else(|| self.store.retention_years())
     }
 
-    /// Appends the message's ledger entry (or finds it again) and returns the evidence
-    /// built for its position.
+    /// Appends the messages' ledger entries (or finds them again), in one transaction,
+    /// and returns the evidence built for each position.
     async fn chain(
         &self,
-        message_id: Uuid,
-        parts: &EvidenceParts,
-    ) -> Result<EvidenceSet, ArchiveError> {
-        let mut built = None;
-        let appended = edihub_ledger::append(&self.pool, message_id, |position| {
-            let set = parts.at(position);
+        ids: &[Uuid],
+        parts: &[EvidenceParts],
+        received: &[(EdiMessageReceived, Span)],
+    ) -> Result<Vec<EvidenceSet>, ArchiveError> {
+        let mut built: Vec<Option<EvidenceSet>> = parts.iter().map(|_| None).collect();
+        let appended = edihub_ledger::append_all(&self.pool, ids, |index, position| {
+            let set = parts[index].at(position);
             let facts = set.entry_facts();
-            built = Some(set);
+            built[index] = Some(set);
             facts
         })
         .await?;
-        if appended.reused {
-            tracing::info!(seq = appended.position.seq, "ledger entry reused");
-        }
-        Ok(built.unwrap_or_else(|| parts.at(appended.position)))
+        let sets = (built.into_iter().zip(parts).zip(&appended).zip(received)).map(
+            |(((built, parts), appended), (_, span))| {
+                if appended.reused {
+                    let seq = appended.position.seq;
+                    span.in_scope(|| tracing::info!(seq, "ledger entry reused"));
+                }
+                built.unwrap_or_else(|| parts.at(appended.position))
+            },
+        );
+        Ok(sets.collect())
     }
 
     /// PUTs every object, locked, concurrently; their version ids in the same order.
@@ -240,38 +230,58 @@ impl Archiver {
     }
 }
 
-/// The evidence of the message a claim check points to, proved to be the one the event
-/// describes (its payload's SHA-256).
+/// The evidence of the messages the claim checks point to, in their order, each proved
+/// to be the one its event describes (its payload's SHA-256). One statement.
 async fn claimed_evidence(
     conn: &mut PgConnection,
-    claim: &edihub_events::ClaimCheck,
-) -> Result<MessageEvidence, ClaimCheckError> {
-    let message_id = claim
-        .journal_message_id()
-        .ok_or_else(|| ClaimCheckError::Foreign(claim.reference.clone()))?;
-    let evidence = edihub_journal::load_evidence(conn, message_id)
-        .await?
-        .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?;
-    let actual = sha256_hex(&evidence.payload);
-    if actual != claim.sha256 {
-        return Err(ClaimCheckError::DigestMismatch {
-            expected: claim.sha256.clone(),
-            actual,
-        });
+    claims: &[&edihub_events::ClaimCheck],
+) -> Result<Vec<MessageEvidence>, ClaimCheckError> {
+    let mut ids = Vec::with_capacity(claims.len());
+    for claim in claims {
+        let id = claim.journal_message_id();
+        ids.push(id.ok_or_else(|| ClaimCheckError::Foreign(claim.reference.clone()))?);
     }
-    Ok(evidence)
+    let loaded = edihub_journal::load_evidence_all(conn, &ids).await?;
+    let mut by_id: HashMap<Uuid, MessageEvidence> = loaded.into_iter().map(|e| (e.id, e)).collect();
+    let mut evidences = Vec::with_capacity(claims.len());
+    for (claim, id) in claims.iter().zip(&ids) {
+        // A message named twice (two events of one message) is loaded once.
+        let evidence = match by_id.remove(id) {
+            Some(evidence) => evidence,
+            None => (evidences
+                .iter()
+                .find(|e: &&MessageEvidence| e.id == *id)
+                .cloned())
+            .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?,
+        };
+        let actual = sha256_hex(&evidence.payload);
+        if actual != claim.sha256 {
+            return Err(ClaimCheckError::DigestMismatch {
+                expected: claim.sha256.clone(),
+                actual,
+            });
+        }
+        evidences.push(evidence);
+    }
+    Ok(evidences)
 }
 
-/// The invoice numbers, read on the blocking pool (parsing is CPU work).
+/// The invoice numbers of each message, read on the blocking pool in one task (parsing
+/// is CPU work).
 async fn read_invoices(
-    evidence: &MessageEvidence,
-    received: &EdiMessageReceived,
-) -> Result<InvoiceNumbers, ArchiveError> {
-    let payload = evidence.payload.clone();
-    let charset = charset_policy(received.charset_policy);
-    tokio::task::spawn_blocking(move || invoice_numbers(&payload, charset))
-        .await
-        .map_err(ArchiveError::Invoices)
+    evidences: &[MessageEvidence],
+    received: &[(EdiMessageReceived, Span)],
+) -> Result<Vec<InvoiceNumbers>, ArchiveError> {
+    let inputs: Vec<_> = (evidences.iter().zip(received))
+        .map(|(e, (r, _))| (e.payload.clone(), charset_policy(r.charset_policy)))
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        (inputs.iter())
+            .map(|(payload, charset)| invoice_numbers(payload, *charset))
+            .collect()
+    })
+    .await
+    .map_err(ArchiveError::Invoices)
 }
 
 impl EventHandler for Archiver {

@@ -88,26 +88,38 @@ struct EvidenceRow {
     mdn_created_at: Option<DateTime<Utc>>,
 }
 
+/// The evidence columns, for the `WHERE` clause each loader adds.
+const SELECT_EVIDENCE: &str =
+    "SELECT m.id, m.as2_from, m.as2_to, m.as2_message_id, m.content_type, m.as2_headers,
+            m.raw_body, m.payload, m.payload_sha256, m.unb_sender, m.unb_recipient,
+            m.unb_reference, m.received_at, m.signed_entity, m.security,
+            d.mdn_message_id, d.disposition AS mdn_disposition,
+            d.content_type AS mdn_content_type, d.headers AS mdn_headers,
+            d.body AS mdn_body, d.created_at AS mdn_created_at
+     FROM edi_message m LEFT JOIN mdn d ON d.message_id = m.id";
+
 /// Loads `message_id`'s evidence inside the caller's transaction. A `security` value
 /// that does not decode is a decoding error: evidence is never silently dropped.
 pub async fn load_evidence(
     conn: &mut PgConnection,
     message_id: Uuid,
 ) -> Result<Option<MessageEvidence>, sqlx::Error> {
-    let row: Option<EvidenceRow> = sqlx::query_as(
-        "SELECT m.id, m.as2_from, m.as2_to, m.as2_message_id, m.content_type, m.as2_headers,
-                m.raw_body, m.payload, m.payload_sha256, m.unb_sender, m.unb_recipient,
-                m.unb_reference, m.received_at, m.signed_entity, m.security,
-                d.mdn_message_id, d.disposition AS mdn_disposition,
-                d.content_type AS mdn_content_type, d.headers AS mdn_headers,
-                d.body AS mdn_body, d.created_at AS mdn_created_at
-         FROM edi_message m LEFT JOIN mdn d ON d.message_id = m.id
-         WHERE m.id = $1",
-    )
-    .bind(message_id)
-    .fetch_optional(conn)
-    .await?;
-    row.map(EvidenceRow::into_evidence).transpose()
+    let mut found = load_evidence_all(conn, &[message_id]).await?;
+    Ok(found.pop())
+}
+
+/// [`load_evidence`] for several messages, in one statement, in no particular order;
+/// a message the journal does not hold is left out.
+pub async fn load_evidence_all(
+    conn: &mut PgConnection,
+    message_ids: &[Uuid],
+) -> Result<Vec<MessageEvidence>, sqlx::Error> {
+    let statement = format!("{SELECT_EVIDENCE} WHERE m.id = ANY($1)");
+    let rows: Vec<EvidenceRow> = sqlx::query_as(sqlx::AssertSqlSafe(statement))
+        .bind(message_ids)
+        .fetch_all(conn)
+        .await?;
+    rows.into_iter().map(EvidenceRow::into_evidence).collect()
 }
 
 impl EvidenceRow {

@@ -22,6 +22,7 @@ pub use accept::accept;
 pub use batch::{Accept, AcceptQueue};
 pub use evidence::{
     EncryptionFacts, MessageEvidence, SecurityFacts, SignatureFacts, load_evidence,
+    load_evidence_all,
 };
 pub use lookup::{find_by_as2_message_id, message_json};
 pub use mdn::{find_mdn, load_mdns};

@@ -17,7 +17,7 @@ mod seal;
 mod tsa;
 pub mod verify;
 
-pub use append::{append, mark_stored};
+pub use append::{append, append_all, mark_stored, mark_stored_all};
 pub use chain::{
     GENESIS, ParseError, ParsedEntry, canonical, chain_hash, format_time, parse_canonical,
 };

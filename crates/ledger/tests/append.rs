@@ -150,3 +150,72 @@ async fn mark_stored_joins_the_callers_transaction() {
     assert_eq!((backlog.unsealed, backlog.unstored), (1, 1));
     assert!(backlog.oldest_unsealed.is_some());
 }
+
+#[tokio::test]
+async fn a_batch_chains_new_entries_in_order_and_reuses_those_it_finds() {
+    let pool = fresh_database().await;
+    let (a, b, c) = (
+        message(&pool).await,
+        message(&pool).await,
+        message(&pool).await,
+    );
+    let first = append(&pool, a, 10).await;
+    // b is named twice: one entry, found again the second time.
+    let ids = [b, a, c, b];
+    let batch = edihub_ledger::append_all(&pool, &ids, |index, p| facts(ids[index], p, 10))
+        .await
+        .expect("append all");
+    let seqs: Vec<(i64, bool)> = batch.iter().map(|e| (e.position.seq, e.reused)).collect();
+    assert_eq!(seqs, [(2, false), (1, true), (3, false), (2, true)]);
+    assert_eq!(
+        (&batch[1].canonical, batch[1].hash),
+        (&first.canonical, first.hash)
+    );
+    assert_eq!(batch[0].hash, chain_hash(&first.hash, &batch[0].canonical));
+    assert_eq!(
+        batch[2].hash,
+        chain_hash(&batch[0].hash, &batch[2].canonical)
+    );
+    assert_eq!(
+        (&batch[3].canonical, batch[3].hash),
+        (&batch[0].canonical, batch[0].hash)
+    );
+    let chain = entries(&pool, 1, 10).await.expect("entries");
+    let stored: Vec<(i64, Uuid)> = chain.iter().map(|e| (e.seq, e.message_id)).collect();
+    assert_eq!(stored, [(1, a), (2, b), (3, c)]);
+    assert_eq!(chain[2].hash, batch[2].hash);
+}
+
+#[tokio::test]
+async fn a_batch_with_a_changed_entry_appends_none_of_its_entries() {
+    let pool = fresh_database().await;
+    let (a, b) = (message(&pool).await, message(&pool).await);
+    append(&pool, a, 10).await;
+    // b first, so its entry is chained before a's mismatch is found.
+    let ids = [b, a];
+    let outcome = edihub_ledger::append_all(&pool, &ids, |index, p| facts(ids[index], p, 11)).await;
+    assert!(
+        matches!(outcome, Err(LedgerError::EntryMismatch { seq: 1, message_id }) if message_id == a),
+        "{outcome:?}"
+    );
+    assert_eq!(edihub_ledger::head(&pool).await.expect("head").seq, 1);
+}
+
+#[tokio::test]
+async fn marking_a_batch_stored_names_a_message_without_an_entry() {
+    let pool = fresh_database().await;
+    let (a, b) = (message(&pool).await, message(&pool).await);
+    append(&pool, a, 10).await;
+    let mut tx = pool.begin().await.expect("begin");
+    let missing = edihub_ledger::mark_stored_all(&mut tx, &[a, b]).await;
+    assert!(matches!(missing, Err(LedgerError::NotAppended { message_id }) if message_id == b));
+    tx.rollback().await.expect("rollback");
+    append(&pool, b, 10).await;
+    let mut conn = pool.acquire().await.expect("connection");
+    edihub_ledger::mark_stored_all(&mut conn, &[a, b])
+        .await
+        .expect("mark");
+    drop(conn);
+    let backlog = edihub_ledger::backlog(&pool).await.expect("backlog");
+    assert_eq!((backlog.unsealed, backlog.unstored), (2, 0));
+}
