@@ -296,6 +296,35 @@ const STALL: Duration = Duration::from_secs(90);
 /// wait has no fixed length, since the backlog grows with CHAOS_MESSAGES (the archive
 /// consumer, a debug build storing six locked objects per message in moto, is the
 /// slowest); it fails when the counts stand still for [`STALL`].
+/// What the chaos left in the ledger.
+struct LedgerReport {
+    entries: i64,
+    stored: i64,
+    /// Entries whose seq is not the next one or whose hash does not chain from the one
+    /// before.
+    broken: i64,
+}
+
+async fn check_ledger(app: &TestApp) -> LedgerReport {
+    let entries = edihub_ledger::entries(&app.pool, 1, i64::MAX)
+        .await
+        .expect("ledger entries");
+    let mut previous = (0, edihub_ledger::GENESIS);
+    let mut broken = 0;
+    for entry in &entries {
+        let linked = entry.hash == edihub_ledger::chain_hash(&previous.1, &entry.canonical);
+        if entry.seq != previous.0 + 1 || !linked {
+            broken += 1;
+        }
+        previous = (entry.seq, entry.hash);
+    }
+    LedgerReport {
+        entries: entries.len() as i64,
+        stored: entries.iter().filter(|e| e.stored_at.is_some()).count() as i64,
+        broken,
+    }
+}
+
 async fn wait_until_drained(app: &TestApp, expected: i64) {
     let started = Instant::now();
     let mut last = None;
@@ -489,6 +518,12 @@ async fn killing_relays_consumers_and_the_broker_loses_nothing_and_doubles_nothi
         );
     }
 
+    let ledger = check_ledger(&app).await;
+    println!(
+        "chaos: ledger: {} entries, {} stored, {} links broken or out of place",
+        ledger.entries, ledger.stored, ledger.broken
+    );
+
     assert_eq!(distinct_invoices, expected, "every message transformed");
     assert_eq!(invoices, expected, "no message transformed twice");
     assert_eq!(archived, expected, "every message archived once");
@@ -497,6 +532,11 @@ async fn killing_relays_consumers_and_the_broker_loses_nothing_and_doubles_nothi
         "one InvoiceTransformed event per invoice"
     );
     assert_eq!(inbox, 2 * expected, "one inbox row per consumer and event");
+    assert_eq!(
+        (ledger.entries, ledger.stored, ledger.broken),
+        (expected, expected, 0),
+        "the ledger is one chain from 1 without gaps, an entry per message, each stored"
+    );
     assert!(kills > 0, "the run killed a service");
     assert_eq!(broker.restarts, 1, "the run restarted the broker");
     assert!(
