@@ -289,13 +289,6 @@ async fn check_topic(app: &TestApp, topic: &str) -> TopicReport {
     }
 }
 
-/// How long the drain may go without any progress before the test calls it a stall.
-const STALL: Duration = Duration::from_secs(90);
-
-/// Waits until every message is transformed and archived and every event sent. The
-/// wait has no fixed length, since the backlog grows with CHAOS_MESSAGES (the archive
-/// consumer, a debug build storing six locked objects per message in moto, is the
-/// slowest); it fails when the counts stand still for [`STALL`].
 /// What the chaos left in the ledger.
 struct LedgerReport {
     entries: i64,
@@ -325,6 +318,13 @@ async fn check_ledger(app: &TestApp) -> LedgerReport {
     }
 }
 
+/// How long the drain may go without any progress before the test calls it a stall.
+const STALL: Duration = Duration::from_secs(90);
+
+/// Waits until every message is transformed and archived and every event sent. The
+/// wait has no fixed length, since the backlog grows with CHAOS_MESSAGES (the archive
+/// consumer, a debug build storing six locked objects per message in moto, is the
+/// slowest); it fails when the counts stand still for [`STALL`].
 async fn wait_until_drained(app: &TestApp, expected: i64) {
     let started = Instant::now();
     let mut last = None;
