@@ -18,7 +18,9 @@
 //! EDIHUB_BENCH_RATE (100) messages/s. Last, the relay alone at that rate for
 //! EDIHUB_BENCH_STEADY_SECONDS (10): its CPU per event (`steady.rs`). EDIHUB_BENCH_RUST_LOG sets the services' log
 //! filter (info,sqlx=warn); their logs stay in the folder printed first.
-//! EDIHUB_BENCH_RELAY_LINGER_MS sets the relay's `linger_ms`.
+//! EDIHUB_BENCH_RELAY_LINGER_MS sets the relay's `linger_ms`. EDIHUB_BENCH_EXTRA_SETTINGS
+//! is appended to every service's settings file (`\n` for a line break), e.g.
+//! `'[outbound]\nenabled = false'`.
 //! EDIHUB_BENCH_BIN_DIR runs the services from another folder (a copy of an earlier
 //! build), so that two versions can be measured in turn on the same machine.
 //!

@@ -154,6 +154,10 @@ seal_private_key = {hub_key}
         if let Ok(linger) = std::env::var("EDIHUB_BENCH_RELAY_LINGER_MS") {
             text.push_str(&format!("[relay]\nlinger_ms = {linger}\n"));
         }
+        if let Ok(extra) = std::env::var("EDIHUB_BENCH_EXTRA_SETTINGS") {
+            text.push_str(&extra.replace("\\n", "\n"));
+            text.push('\n');
+        }
         let path =
             std::env::temp_dir().join(format!("edihub-whole-path-{}-{service}.toml", self.suffix));
         std::fs::write(&path, text).expect("write the settings file");
