@@ -190,11 +190,14 @@ async fn find_with_head(
     .bind(message_ids)
     .fetch_all(conn)
     .await?;
-    let Some((head_seq, head_hash, now, ..)) = rows.first().cloned() else {
+    // The head is the same on every row: read it from the first, without copying the
+    // entry that row may carry.
+    let Some((head_seq, head_hash, now, ..)) = rows.first() else {
         return Err(LedgerError::Database(sqlx::Error::RowNotFound));
     };
+    let now = *now;
     let head = match (head_seq, head_hash) {
-        (Some(seq), Some(hash)) => (seq, hash32(&hash, seq)?),
+        (Some(seq), Some(hash)) => (*seq, hash32(hash, *seq)?),
         _ => (0, GENESIS),
     };
     let existing = (rows.into_iter())
