@@ -310,9 +310,11 @@ async fn a_row_that_commits_late_is_published_by_the_next_drain() {
 }
 
 /// A relay that has claimed from an empty, vacuumed outbox must still claim a burst with
-/// a plan made for it: PostgreSQL would otherwise have cached, after five claims, a
-/// generic plan made for zero rows, which scans the outbox once per pending row (ADR
-/// 0002). One connection, so the claim's prepared statement is the one inspected.
+/// a plan made for it: PostgreSQL would otherwise have cached, after five runs of a
+/// prepared claim, a generic plan made for zero rows, which scans the outbox once per
+/// pending row (ADR 0002). The claim is therefore never prepared: once the relay is
+/// dropped, the one connection it claimed on holds no prepared claim, yet it claimed
+/// nine times.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_claim_is_never_run_from_a_cached_generic_plan() {
     let app = spawn_app().await;
@@ -339,16 +341,70 @@ async fn the_claim_is_never_run_from_a_cached_generic_plan() {
     }
     let report = relay.step().await.expect("step");
     assert_eq!(report.claimed, small_batches().batch_size as usize);
+    drop(relay);
 
-    let (generic, custom): (i64, i64) = sqlx::query_as(
-        "SELECT generic_plans, custom_plans FROM pg_prepared_statements
-         WHERE statement LIKE '%FROM outbox earlier%'",
+    let (backend, prepared_claims): (i32, i64) = sqlx::query_as(
+        "SELECT pg_backend_pid(), (SELECT count(*) FROM pg_prepared_statements
+                                   WHERE statement LIKE '%FROM outbox ' || 'earlier%')",
     )
     .fetch_one(&single)
     .await
-    .expect("the claim is a prepared statement on this connection");
-    assert_eq!(generic, 0, "a claim ran from a cached generic plan");
-    assert_eq!(custom, 9, "every claim was planned for its rows");
+    .expect("the relay's connection, back in its pool of one");
+    let claims: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE status = 'SENT'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count SENT");
+    assert_eq!(claims, small_batches().batch_size, "backend {backend}");
+    assert_eq!(
+        prepared_claims, 0,
+        "the claim was prepared on backend {backend}"
+    );
+}
+
+/// The relay keeps its connections from one batch to the next. One that the server
+/// terminated meanwhile (a restart, an administrator) is replaced at the next claim:
+/// the drain neither fails nor loses the row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_connection_the_server_terminated_is_replaced_at_the_next_claim() {
+    let app = spawn_app().await;
+    let name = format!("relay-kept-{}", app.suffix);
+    let url = app.database.url.expose();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let pool = edihub_db::pool(&edihub_config::DatabaseSettings {
+        url: edihub_config::Secret::new(format!("{url}{separator}application_name={name}")),
+        ..app.database.clone()
+    })
+    .expect("pool");
+    let relay = Relay::new(
+        pool,
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        small_batches(),
+    );
+    commit_event(&app, "before", 0).await;
+    assert_eq!(relay.drain().await.expect("drain").sent, 1);
+
+    // Waits (up to 5 s) until each backend has exited.
+    let terminated: Vec<bool> = sqlx::query_scalar(
+        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+         WHERE application_name = $1",
+    )
+    .bind(&name)
+    .fetch_all(&app.pool)
+    .await
+    .expect("terminate the relay's connections");
+    assert!(
+        !terminated.is_empty() && terminated.iter().all(|done| *done),
+        "{terminated:?}"
+    );
+
+    commit_event(&app, "after", 0).await;
+    let report = relay
+        .drain()
+        .await
+        .expect("a drain after the relay's connection was terminated");
+    assert_eq!(report.sent, 1);
+    let by_key = sequences_on_topic(&app, 2).await;
+    assert_eq!(by_key["after"], vec![0]);
 }
 
 /// The relay lingers after a NOTIFY: two commits 200 ms apart, within a 5 s linger, are

@@ -27,8 +27,24 @@ pub fn pool(settings: &DatabaseSettings) -> Result<PgPool, sqlx::Error> {
     Ok(PgPoolOptions::new()
         .max_connections(settings.max_connections)
         .acquire_timeout(Duration::from_secs(5))
+        // sqlx pings every idle connection it hands out: a round trip per transaction.
+        // Only a connection that sat idle is pinged here. One in use within the last
+        // second that a server restart took away fails its next statement, as the
+        // statements in flight at the restart do anyway.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= PING_AFTER_IDLE {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
         .connect_lazy_with(options))
 }
+
+/// A pooled connection idle at least this long is pinged before it is handed out.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// The running executable's file name (`as2-gateway`, `edihub`, ...).
 fn program_name() -> Option<String> {

@@ -1,17 +1,22 @@
 //! The relay: claim a batch of due PENDING rows, publish them, mark the outcome — one
 //! transaction per step. [`Relay::step`] is what tests call; [`Relay::drain`] steps two
 //! batches at a time until a claim finds nothing, and [`Relay::run`] loops the drain.
+//! A step costs two round trips to the database: the claim, then the marks with the
+//! commit (see [`session`]).
 //!
 //! Claimed rows stay locked (`FOR UPDATE SKIP LOCKED`) until the step's transaction
 //! ends, so a second relay skips them, and a relay that dies mid-step releases them by
 //! rollback: they are published again later (at-least-once; consumers dedupe).
 //! Order per aggregate across any number of relays: see [`CLAIM`].
 
+mod session;
+
 use crate::{OutboxRecord, Publisher};
 use edihub_config::RelaySettings;
 use rand::Rng;
-use sqlx::postgres::PgListener;
-use sqlx::{PgPool, Postgres, Transaction};
+use session::{Session, Sessions};
+use sqlx::postgres::{PgListener, PgRow};
+use sqlx::{FromRow, PgPool};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -66,9 +71,12 @@ pub struct StepReport {
 
 pub struct Relay<P> {
     pool: PgPool,
+    sessions: Sessions,
     publisher: P,
     settings: RelaySettings,
     channel: &'static str,
+    /// [`CLAIM`] for this relay's batch size and channel, in its own transaction.
+    claim_statements: String,
 }
 
 impl<P: Publisher> Relay<P> {
@@ -85,8 +93,10 @@ impl<P: Publisher> Relay<P> {
         channel: &'static str,
     ) -> Self {
         Self {
+            sessions: Sessions::new(pool.clone()),
             pool,
             publisher,
+            claim_statements: claim_statements(settings.batch_size, channel),
             settings,
             channel,
         }
@@ -95,7 +105,8 @@ impl<P: Publisher> Relay<P> {
     /// Claims up to `batch_size` due rows, publishes them and records each outcome.
     pub async fn step(&self) -> Result<StepReport, sqlx::Error> {
         let claimed = self.claim().await?;
-        self.finish(claimed).await
+        let (report, _) = self.finish(claimed, false).await?;
+        Ok(report)
     }
 
     /// Steps until nothing due is left that this relay must claim, and returns the sum
@@ -121,151 +132,148 @@ impl<P: Publisher> Relay<P> {
         // behind it: `current`'s claim could not see them as heads.
         let mut followers_unclaimed = false;
         loop {
-            if current.records.is_empty() {
-                current.tx.commit().await?;
-                if !followers_unclaimed || shutdown.is_cancelled() {
-                    return Ok(total);
-                }
-                current = self.claim().await?;
-                followers_unclaimed = false;
-                continue;
-            }
+            let has_followers = current.has_followers;
+            let full = current.records.len() as i64 >= self.settings.batch_size;
             if shutdown.is_cancelled() {
                 // Finish what is claimed, claim nothing more.
-                total.add(self.finish(current).await?);
+                total.add(self.finish(current, false).await?.0);
                 return Ok(total);
             }
-            let has_followers = current.has_followers;
-            if current.records.len() as i64 >= self.settings.batch_size {
-                let (finished, following) = tokio::join!(self.finish(current), self.claim());
-                // An error in either rolls its own transaction back (dropped): those rows
-                // are claimed again later.
-                total.add(finished?);
+            if full {
+                let (finished, following) = tokio::join!(self.finish(current, false), self.claim());
+                // An error in either closes its own session, which rolls its transaction
+                // back: those rows are claimed again later.
+                total.add(finished?.0);
                 current = following?;
                 followers_unclaimed = has_followers;
-            } else {
-                total.add(self.finish(current).await?);
-                if !(has_followers || followers_unclaimed) {
-                    return Ok(total);
-                }
-                current = self.claim().await?;
-                followers_unclaimed = false;
+                continue;
+            }
+            // A short batch took every claimable row there was: claim again only for the
+            // rows that wait behind it or behind the batch before, in the commit's message.
+            let (report, next) = self
+                .finish(current, has_followers || followers_unclaimed)
+                .await?;
+            total.add(report);
+            followers_unclaimed = false;
+            match next {
+                Some(next) => current = next,
+                None => return Ok(total),
             }
         }
     }
 
-    /// Opens the step's transaction and claims the batch; the rows stay locked by it.
+    /// Opens a transaction and claims a batch in it (one round trip); the rows stay
+    /// locked until the batch is finished.
+    /// A kept connection found lost (the server restarted, say) is replaced and the
+    /// claim made again: nothing had been claimed on it.
     async fn claim(&self) -> Result<Claimed, sqlx::Error> {
-        let started = Instant::now();
-        // The step's outcome marks promise nothing to anyone: if a database crash loses
-        // a committed-but-unflushed SENT, the row is simply published again, as after a
-        // relay crash (at-least-once). So the commit need not wait for the WAL flush.
-        // The claim is planned for the rows there are now, never from a cached generic
-        // plan: one cached while the outbox was empty scans it once per row (ADR 0002).
-        let mut tx = self
-            .pool
-            .begin_with(
-                "BEGIN; SET LOCAL synchronous_commit = off; \
-                 SET LOCAL plan_cache_mode = force_custom_plan",
-            )
-            .await?;
-        let rows: Vec<ClaimedRow> = sqlx::query_as(CLAIM)
-            .bind(self.settings.batch_size)
-            .bind(self.channel)
-            .fetch_all(&mut *tx)
-            .await?;
-        tracing::trace!(rows = rows.len(), elapsed = ?started.elapsed(), "claimed");
-        let has_followers = rows.iter().any(|row| row.has_follower);
-        let records = rows.into_iter().map(|row| row.record).collect();
-        Ok(Claimed {
-            tx,
-            records,
-            has_followers,
-        })
+        let mut session = self.sessions.take().await?;
+        let rows = match session.run(self.claim_statements.clone(), true).await {
+            Err(error) if session.kept && is_connection_lost(&error) => {
+                tracing::info!(%error, "a kept database connection was lost; claiming on a new one");
+                drop(session);
+                session = self.sessions.fresh().await?;
+                session.run(self.claim_statements.clone(), true).await?
+            }
+            result => result?,
+        };
+        Claimed::from_rows(session, &rows)
     }
 
-    /// Publishes a claimed batch, records each outcome and commits.
-    async fn finish(&self, claimed: Claimed) -> Result<StepReport, sqlx::Error> {
+    /// Publishes a claimed batch, records each outcome and commits. With `claim_next`,
+    /// the next batch is claimed in the commit's round trip and returned.
+    async fn finish(
+        &self,
+        claimed: Claimed,
+        claim_next: bool,
+    ) -> Result<(StepReport, Option<Claimed>), sqlx::Error> {
         let Claimed {
-            mut tx, records, ..
+            mut session,
+            records,
+            ..
         } = claimed;
         let mut report = StepReport {
             claimed: records.len(),
             ..StepReport::default()
         };
-        if records.is_empty() {
-            tx.commit().await?;
-            return Ok(report);
-        }
-
-        edihub_metrics::OUTBOX_BATCH_SIZE.observe(records.len() as f64);
         let started = Instant::now();
-        let publish_timer = edihub_metrics::OUTBOX_PUBLISH_SECONDS.start_timer();
-        let outcomes = self.publisher.publish(&records).await;
-        publish_timer.observe_duration();
-        let published_after = started.elapsed();
         let mut sent: Vec<i64> = Vec::with_capacity(records.len());
-        for (record, outcome) in records.iter().zip(outcomes) {
-            match outcome {
-                Ok(()) => sent.push(record.seq),
-                Err(error) => {
-                    let attempts = record.attempts + 1;
-                    let dead = error.is_permanent() || attempts >= self.settings.max_attempts;
-                    let delay = error
-                        .retry_delay()
-                        .unwrap_or_else(|| backoff(&self.settings, attempts));
-                    tracing::warn!(
-                        outbox_id = %record.id, aggregate_id = %record.aggregate_id,
-                        attempts, dead, error = %error, "publish failed"
-                    );
-                    sqlx::query(
-                        "UPDATE outbox SET attempts = $2, last_error = $3,
-                                status = CASE WHEN $4 THEN 'FAILED' ELSE 'PENDING' END,
-                                next_attempt_at = now() + make_interval(secs => $5)
-                         WHERE id = $1",
-                    )
-                    .bind(record.id)
-                    .bind(attempts)
-                    .bind(error.to_string())
-                    .bind(dead)
-                    .bind(delay.as_secs_f64())
-                    .execute(&mut *tx)
-                    .await?;
-                    if dead {
-                        report.failed += 1;
-                    } else {
-                        report.retried += 1;
+        if !records.is_empty() {
+            edihub_metrics::OUTBOX_BATCH_SIZE.observe(records.len() as f64);
+            let publish_timer = edihub_metrics::OUTBOX_PUBLISH_SECONDS.start_timer();
+            let outcomes = self.publisher.publish(&records).await;
+            publish_timer.observe_duration();
+            for (record, outcome) in records.iter().zip(outcomes) {
+                match outcome {
+                    Ok(()) => sent.push(record.seq),
+                    Err(error) => {
+                        let dead = self.mark_failed(&mut session, record, &error).await?;
+                        if dead {
+                            report.failed += 1;
+                        } else {
+                            report.retried += 1;
+                        }
                     }
                 }
             }
         }
-        // A row is SENT only now that the broker acknowledged it. By `seq`: its index
-        // is in insertion order, so a batch touches few of its pages.
-        sqlx::query(
-            "UPDATE outbox SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
-                    last_error = NULL
-             WHERE seq = ANY($1)",
-        )
-        .bind(&sent)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        tracing::trace!(
-            rows = records.len(), publish = ?published_after, total = ?started.elapsed(),
-            "batch finished"
-        );
+        let published_after = started.elapsed();
+        // A row is SENT only now that the broker acknowledged it.
+        let mut statements = mark_sent_and_commit(&sent);
+        if claim_next {
+            statements.push_str("; ");
+            statements.push_str(&self.claim_statements);
+        }
+        let rows = session.run(statements, claim_next).await?;
         report.sent = sent.len();
-        let published = &edihub_metrics::OUTBOX_PUBLISHED;
-        published
-            .with_label_values(&["sent"])
-            .inc_by(report.sent as u64);
-        published
-            .with_label_values(&["retried"])
-            .inc_by(report.retried as u64);
-        published
-            .with_label_values(&["failed"])
-            .inc_by(report.failed as u64);
-        Ok(report)
+        if !records.is_empty() {
+            tracing::trace!(
+                rows = records.len(), publish = ?published_after, total = ?started.elapsed(),
+                "batch finished"
+            );
+            count_outcomes(&report);
+        }
+        let next = match claim_next {
+            true => Some(Claimed::from_rows(session, &rows)?),
+            false => {
+                self.sessions.keep(session);
+                None
+            }
+        };
+        Ok((report, next))
+    }
+
+    /// Schedules a retry of a row the publisher refused, or dead-letters it; returns
+    /// whether it is dead.
+    async fn mark_failed(
+        &self,
+        session: &mut Session,
+        record: &OutboxRecord,
+        error: &crate::PublishError,
+    ) -> Result<bool, sqlx::Error> {
+        let attempts = record.attempts + 1;
+        let dead = error.is_permanent() || attempts >= self.settings.max_attempts;
+        let delay = error
+            .retry_delay()
+            .unwrap_or_else(|| backoff(&self.settings, attempts));
+        tracing::warn!(
+            outbox_id = %record.id, aggregate_id = %record.aggregate_id,
+            attempts, dead, error = %error, "publish failed"
+        );
+        sqlx::query(
+            "UPDATE outbox SET attempts = $2, last_error = $3,
+                    status = CASE WHEN $4 THEN 'FAILED' ELSE 'PENDING' END,
+                    next_attempt_at = now() + make_interval(secs => $5)
+             WHERE id = $1",
+        )
+        .bind(record.id)
+        .bind(attempts)
+        .bind(error.to_string())
+        .bind(dead)
+        .bind(delay.as_secs_f64())
+        .execute(session.conn())
+        .await?;
+        Ok(dead)
     }
 
     /// Drains ([`Relay::drain`]) until `shutdown`: after each drain, waits for a
@@ -335,12 +343,87 @@ impl<P> Relay<P> {
     }
 }
 
-/// A claimed batch: its rows stay locked by `tx` until the batch is finished.
+/// The statements that open a step's transaction and claim its batch.
+///
+/// The step's outcome marks promise nothing to anyone: if a database crash loses a
+/// committed-but-unflushed SENT, the row is simply published again, as after a relay
+/// crash (at-least-once). So the commit need not wait for the WAL flush. Sent in the
+/// simple protocol, the claim is planned for the rows there are at each run, never from
+/// a cached generic plan: one cached while the outbox was empty scans it once per row
+/// (ADR 0002). The batch size is a number and the channel one of [`crate::channels`]:
+/// written in, they cannot change the statement.
+fn claim_statements(batch_size: i64, channel: &str) -> String {
+    let channel = format!("'{}'", channel.replace('\'', "''"));
+    let claim = CLAIM
+        .replace("$1", &batch_size.to_string())
+        .replace("$2", &channel);
+    format!("BEGIN; SET LOCAL synchronous_commit = off; {claim}")
+}
+
+/// Marks the published rows SENT and commits. By `seq`: its index is in insertion
+/// order, so a batch touches few of its pages.
+fn mark_sent_and_commit(sent: &[i64]) -> String {
+    if sent.is_empty() {
+        return "COMMIT".to_owned();
+    }
+    let seqs: Vec<String> = sent.iter().map(i64::to_string).collect();
+    format!(
+        "UPDATE outbox SET status = 'SENT', sent_at = now(), attempts = attempts + 1,
+                last_error = NULL
+         WHERE seq = ANY('{{{}}}'::bigint[]); COMMIT",
+        seqs.join(",")
+    )
+}
+
+/// Whether `error` says the connection is gone rather than that a statement failed:
+/// an I/O error, or the server's "terminating connection" (class 57P) and
+/// "connection exception" (class 08) codes.
+fn is_connection_lost(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_) => true,
+        sqlx::Error::Database(error) => error
+            .code()
+            .is_some_and(|code| code.starts_with("57P") || code.starts_with("08")),
+        _ => false,
+    }
+}
+
+fn count_outcomes(report: &StepReport) {
+    let published = &edihub_metrics::OUTBOX_PUBLISHED;
+    for (outcome, count) in [
+        ("sent", report.sent),
+        ("retried", report.retried),
+        ("failed", report.failed),
+    ] {
+        published.with_label_values(&[outcome]).inc_by(count as u64);
+    }
+}
+
+/// A claimed batch: its rows stay locked by the session's transaction until the batch
+/// is finished.
 struct Claimed {
-    tx: Transaction<'static, Postgres>,
+    session: Session,
     records: Vec<OutboxRecord>,
     /// Whether a later PENDING row of one of its aggregates waits behind it.
     has_followers: bool,
+}
+
+impl Claimed {
+    fn from_rows(session: Session, rows: &[PgRow]) -> Result<Self, sqlx::Error> {
+        let mut records = Vec::with_capacity(rows.len());
+        let mut has_followers = false;
+        for row in rows {
+            let row = ClaimedRow::from_row(row)?;
+            has_followers |= row.has_follower;
+            records.push(row.record);
+        }
+        tracing::trace!(rows = records.len(), "claimed");
+        Ok(Self {
+            session,
+            records,
+            has_followers,
+        })
+    }
 }
 
 #[derive(sqlx::FromRow)]
