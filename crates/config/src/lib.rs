@@ -5,6 +5,7 @@
 //! Each service declares its own settings struct from the sections defined here, so a
 //! service can only read what it needs.
 
+pub mod runtime;
 mod secret;
 mod sections;
 pub mod shutdown;

@@ -146,12 +146,14 @@ impl ConsumerContext for AssignmentStarts {
     fn post_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         match rebalance {
             Rebalance::Assign(assigned) => {
-                let committed = consumer
-                    .committed_offsets((*assigned).clone(), COMMITTED_TIMEOUT)
-                    .inspect_err(|error| {
-                        tracing::warn!(%error, "committed offsets of new partitions not read");
-                    })
-                    .ok();
+                // A round trip to the broker, up to COMMITTED_TIMEOUT.
+                let committed = edihub_config::runtime::blocking(|| {
+                    consumer.committed_offsets((*assigned).clone(), COMMITTED_TIMEOUT)
+                })
+                .inspect_err(|error| {
+                    tracing::warn!(%error, "committed offsets of new partitions not read");
+                })
+                .ok();
                 let elements = assigned.elements();
                 let changes = elements.iter().map(|e| {
                     let partition = e.partition();

@@ -154,14 +154,17 @@ impl OutboundSender {
         };
         let boundary = format!("----=_edihub_{}", Uuid::new_v4().simple());
         let now = chrono::Utc::now().timestamp();
-        let built = match build_message(
-            &parts,
-            outbound,
-            identity.keys.as_ref(),
-            &partnership.certificates,
-            &boundary,
-            now,
-        ) {
+        // Signing and encrypting are RSA work: kept off the worker's other tasks.
+        let built = match edihub_config::runtime::blocking(|| {
+            build_message(
+                &parts,
+                outbound,
+                identity.keys.as_ref(),
+                &partnership.certificates,
+                &boundary,
+                now,
+            )
+        }) {
             Ok(built) => built,
             Err(error) => return Ok(Outcome::Unsendable(error.to_string())),
         };
