@@ -104,6 +104,40 @@ async fn a_transform_batch_applies_each_new_event_once_and_skips_the_rest() {
     assert_eq!(inbox_rows(&app, "batch").await, 3);
 }
 
+/// The accepted effects of a batch's small interchanges are written together: one
+/// statement per table (one command id, `cmin`, in the transaction), and the outbox
+/// keeps the events' order, each message's parsed event before its invoice's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transform_batch_writes_its_accepted_effects_in_one_statement_per_table_in_order() {
+    let app = spawn_app().await;
+    let events = received_events(&app, 3).await;
+    let transformer = Transformer::new(app.pool.clone(), app.kafka.topics.clone(), "batch");
+    let outcomes = transformer.transform_batch(&events).await.expect("batch");
+    assert_eq!(outcomes, [TRANSFORMED, TRANSFORMED, TRANSFORMED]);
+
+    let statements = |table: &str, filter: &str| {
+        format!("SELECT count(DISTINCT cmin::text) FROM {table} {filter}")
+    };
+    assert_eq!(app.count(&statements("canonical_invoice", "")).await, 1);
+    let written = "WHERE event_type IN ('EdiMessageParsed', 'InvoiceTransformed')";
+    assert_eq!(app.count(&statements("outbox", written)).await, 1);
+
+    let rows: Vec<(String, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT aggregate_id, event_type FROM outbox {written} ORDER BY seq"
+    )))
+    .fetch_all(&app.pool)
+    .await
+    .expect("outbox rows");
+    let mut expected = Vec::new();
+    for event in &events {
+        let received: edihub_events::EdiMessageReceived = event.decode().expect("event");
+        let aggregate = received.message_id.to_string();
+        expected.push((aggregate.clone(), "EdiMessageParsed".to_owned()));
+        expected.push((aggregate, "InvoiceTransformed".to_owned()));
+    }
+    assert_eq!(rows, expected);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transform_batch_with_a_failing_event_leaves_nothing_behind() {
     let app = spawn_app().await;

@@ -4,9 +4,9 @@
 //! An interchange can still be rejected after its messages were read (a fault may come
 //! last, e.g. a wrong UNZ count), and then none of its messages' effects may remain.
 //! Most interchanges are small: their effects wait here for the decision and are then
-//! written in one statement per table, or dropped. A large one is written every
-//! [`BATCH`] messages, to bound memory, inside a savepoint opened at its first write,
-//! which a rejection rolls back.
+//! dropped, or, accepted, join those of the batch's other accepted interchanges, written
+//! in one statement per table. A large one is written every [`BATCH`] messages, to bound
+//! memory, inside a savepoint opened at its first write, which a rejection rolls back.
 
 use chrono::NaiveDate;
 use edihub_outbox::NewEvent;
@@ -70,13 +70,29 @@ impl Effects {
         self.flush(conn).await
     }
 
-    /// The interchange is accepted: writes the rest, and everything stays.
-    pub async fn accept(mut self, conn: &mut PgConnection) -> Result<(), sqlx::Error> {
-        self.flush(conn).await?;
-        if self.savepoint {
-            sqlx::query(RELEASE).execute(conn).await?;
+    /// The interchange is accepted, and everything stays. Written inside a savepoint,
+    /// the rest is written there too; otherwise nothing of it is written yet, and it
+    /// joins `accepted`, the batch's accepted effects.
+    pub async fn accept(
+        mut self,
+        conn: &mut PgConnection,
+        accepted: &mut Effects,
+    ) -> Result<(), sqlx::Error> {
+        if !self.savepoint {
+            accepted.invoices.append(&mut self.invoices);
+            accepted.events.append(&mut self.events);
+            return Ok(());
         }
+        self.flush(conn).await?;
+        sqlx::query(RELEASE).execute(conn).await?;
         Ok(())
+    }
+
+    /// Writes the accepted effects gathered by [`Self::accept`]: before anything else
+    /// is written on `conn` (a savepoint must not hold them, and the outbox keeps the
+    /// order of the events), and before the commit. Nothing gathered, nothing sent.
+    pub async fn write_accepted(&mut self, conn: &mut PgConnection) -> Result<(), sqlx::Error> {
+        self.flush(conn).await
     }
 
     /// The interchange is rejected: nothing of its messages remains.

@@ -109,14 +109,17 @@ impl Transformer {
             tracing::info!("duplicate event, already transformed");
             return Ok(Outcome::Duplicate);
         }
-        let outcome = self.apply(&mut tx, event, &received).await?;
+        let mut accepted = Effects::default();
+        let outcome = self.apply(&mut tx, event, &received, &mut accepted).await?;
+        accepted.write_accepted(&mut tx).await?;
         tx.commit().await?;
         tracing::info!(?outcome, "transformed");
         Ok(outcome)
     }
 
     /// [`Self::transform`] for several events, in one transaction: one inbox statement,
-    /// each claimed event's effects in turn, one commit. All or nothing.
+    /// each claimed event's effects in turn, one commit. All or nothing. The effects of
+    /// small accepted interchanges are written together, one statement per table.
     pub async fn transform_batch(
         &self,
         events: &[Envelope],
@@ -127,6 +130,7 @@ impl Transformer {
             .collect();
         let mut tx = self.pool.begin().await?;
         let mut claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        let mut accepted = Effects::default();
         let mut outcomes = Vec::with_capacity(events.len());
         let mut applied = Vec::new();
         for event in events {
@@ -139,7 +143,8 @@ impl Transformer {
                     tracing::info!("duplicate event, already transformed");
                     return Ok(Outcome::Duplicate);
                 }
-                self.apply(&mut tx, event, &event.decode()?).await
+                self.apply(&mut tx, event, &event.decode()?, &mut accepted)
+                    .await
             }
             .instrument(span.clone())
             .await?;
@@ -148,6 +153,7 @@ impl Transformer {
             }
             outcomes.push(outcome);
         }
+        accepted.write_accepted(&mut tx).await?;
         tx.commit().await?;
         for (span, outcome) in applied {
             span.in_scope(|| tracing::info!(?outcome, "transformed"));
@@ -155,12 +161,15 @@ impl Transformer {
         Ok(outcomes)
     }
 
-    /// The effects of a claimed `EdiMessageReceived` event, written on `tx`.
+    /// The effects of a claimed `EdiMessageReceived` event, written on `tx`; those of a
+    /// small accepted interchange join `accepted` instead, which is written before
+    /// anything else is (so the outbox keeps the events' order) or before the commit.
     async fn apply(
         &self,
         tx: &mut PgConnection,
         event: &Envelope,
         received: &EdiMessageReceived,
+        accepted: &mut Effects,
     ) -> Result<Outcome, TransformError> {
         let (message_id, stored) = edihub_journal::resolve_claim_check(
             &mut *tx,
@@ -213,10 +222,12 @@ impl Transformer {
             messages += 1;
             if let Some(ack) = &output.acknowledgement {
                 // Its writes follow the effects gathered so far, inside the savepoint.
+                accepted.write_accepted(&mut *tx).await?;
                 effects.write(&mut *tx).await?;
                 self.match_acknowledgement(&mut *tx, message_id, received, ack)
                     .await?;
             } else if effects.is_full() {
+                accepted.write_accepted(&mut *tx).await?;
                 effects.write(&mut *tx).await?;
             }
         }
@@ -224,7 +235,7 @@ impl Transformer {
         let acknowledgement = acknowledgement(&report, message_id, received);
         let outcome = match decide(report) {
             Ok(_) => {
-                effects.accept(&mut *tx).await?;
+                effects.accept(&mut *tx, accepted).await?;
                 Outcome::Transformed {
                     messages,
                     invoices: stored_invoices,
@@ -232,6 +243,7 @@ impl Transformer {
             }
             Err(faults) => {
                 effects.reject(&mut *tx).await?;
+                accepted.write_accepted(&mut *tx).await?;
                 let count = faults.len();
                 tracing::warn!(faults = ?faults, "message rejected");
                 let rejected = EdiMessageRejected { message_id, faults };
@@ -252,6 +264,7 @@ impl Transformer {
         // After the decision's events, under the same aggregate: the relay publishes
         // them in this order.
         if let Some(mut ack) = acknowledgement {
+            accepted.write_accepted(&mut *tx).await?;
             if received.send_contrl {
                 ack.outbound_id = Some(self.queue_contrl(&mut *tx, &ack).await?);
             }
