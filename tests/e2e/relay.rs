@@ -446,6 +446,34 @@ async fn commits_within_the_linger_share_one_batch() {
     running.await.expect("join").expect("relay run");
 }
 
+/// A relay keeps its connections between batches, and hands them back when it stops:
+/// the pool can then be closed (closing waits for every connection handed out).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_relay_hands_its_connections_back() {
+    let app = spawn_app().await;
+    let pool = edihub_db::pool(&app.database).expect("pool");
+    let relay = Relay::new(
+        pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        small_batches(),
+    );
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let stopped = shutdown.clone();
+    let running = async move {
+        relay.run(stopped).await.expect("relay run");
+        relay // alive after `run`, as in a service until it exits
+    };
+    let running = tokio::spawn(running);
+    commit_event(&app, "kept", 0).await;
+    wait_until_sent(&app, 1).await;
+    shutdown.cancel();
+    let relay = running.await.expect("join");
+    tokio::time::timeout(Duration::from_secs(10), pool.close())
+        .await
+        .expect("the pool closed while the stopped relay still exists");
+    drop(relay);
+}
+
 async fn wait_until_sent(app: &TestApp, rows: i64) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {

@@ -301,6 +301,8 @@ impl<P: Publisher> Relay<P> {
                 _ = self.linger(&mut listener) => {}
             }
         }
+        // Whoever closes the pool next would otherwise wait for the kept connections.
+        self.sessions.release();
         tracing::info!("relay stopped");
         Ok(())
     }

@@ -62,6 +62,12 @@ impl Sessions {
                 .push(session);
         }
     }
+
+    /// Hands the kept connections back to the pool (a relay that stopped).
+    pub(super) fn release(&self) {
+        let kept = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(kept);
+    }
 }
 
 /// A connection and whether a transaction may be open on it. Dropped while one may be
