@@ -59,10 +59,16 @@ impl Effects {
         self.messages >= BATCH
     }
 
-    /// Writes what is gathered, inside the savepoint (opened now if it is not yet).
+    /// Writes what is gathered, inside the savepoint (opened now if it is not yet),
+    /// after the batch's `accepted` effects, which the savepoint must not hold.
     /// Anything else written on `conn` until [`Self::accept`] or [`Self::reject`] is
     /// inside it too.
-    pub async fn write(&mut self, conn: &mut PgConnection) -> Result<(), sqlx::Error> {
+    pub async fn write(
+        &mut self,
+        conn: &mut PgConnection,
+        accepted: &mut Effects,
+    ) -> Result<(), sqlx::Error> {
+        accepted.write_accepted(&mut *conn).await?;
         if !self.savepoint {
             sqlx::query(SAVEPOINT).execute(&mut *conn).await?;
             self.savepoint = true;

@@ -222,13 +222,11 @@ impl Transformer {
             messages += 1;
             if let Some(ack) = &output.acknowledgement {
                 // Its writes follow the effects gathered so far, inside the savepoint.
-                accepted.write_accepted(&mut *tx).await?;
-                effects.write(&mut *tx).await?;
+                effects.write(&mut *tx, accepted).await?;
                 self.match_acknowledgement(&mut *tx, message_id, received, ack)
                     .await?;
             } else if effects.is_full() {
-                accepted.write_accepted(&mut *tx).await?;
-                effects.write(&mut *tx).await?;
+                effects.write(&mut *tx, accepted).await?;
             }
         }
         let report = evaluation.await.map_err(TransformError::Mapping)?;
