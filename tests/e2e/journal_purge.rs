@@ -65,6 +65,15 @@ async fn only_sealed_messages_lose_their_bytes_and_their_claim_checks_resolve_fr
         }
         other => panic!("expected the purge named, got {other:?}"),
     }
+    // In a batch, beside a message whose payload the journal still holds (read ahead),
+    // the purged one is resolved alone, as above.
+    let batch = [received_event(&app, waiting).await, event.clone()];
+    match without.transform_batch(&batch).await {
+        Err(TransformError::ClaimCheck(ClaimCheckError::Purged(id))) => {
+            assert_eq!(id, sealed_ids[0])
+        }
+        other => panic!("expected the purge named in the batch, got {other:?}"),
+    }
     // The claim check resolves to the archived original, still proven by its digest.
     let received: edihub_events::EdiMessageReceived = event.decode().expect("event");
     let archive = ArchivedPayloads::new(app.pool.clone(), ArchiveStore::new(&app.s3));

@@ -27,7 +27,8 @@ pub use evidence::{
 pub use lookup::{find_by_as2_message_id, message_json};
 pub use mdn::{find_mdn, load_mdns};
 pub use payload::{
-    BoxError, ClaimCheckError, PurgedPayloads, StoredPayload, load_payload, resolve_claim_check,
+    BoxError, ClaimCheckError, PurgedPayloads, StoredPayload, load_payload, load_payloads,
+    resolve_claim_check, resolve_claim_check_from,
 };
 pub use purge::{PurgeCursor, Purged, count_unpurged_before, purge_bytes, unpurged_before};
 pub use refusal::{Refusal, record_refusal};

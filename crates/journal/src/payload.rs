@@ -4,6 +4,7 @@
 use crate::sha256_hex;
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use uuid::Uuid;
@@ -32,6 +33,9 @@ pub struct StoredPayload {
 
 /// A journal row's payload: its bytes, or `None` once purged (`edihub journal purge`).
 type PayloadRow = (Option<Vec<u8>>, String, String, DateTime<Utc>);
+
+/// A journal row's id and payload, read ahead: only rows that hold their bytes.
+type HeldPayloadRow = (Uuid, Vec<u8>, String, String, DateTime<Utc>);
 
 /// Loads a journal payload inside the caller's transaction; a purged row's bytes come
 /// from `archive` (an error when there is none).
@@ -65,6 +69,35 @@ pub async fn load_payload(
     }))
 }
 
+/// The stored payloads of several journal rows, in one statement: what
+/// [`resolve_claim_check_from`] checks later. A purged row (its bytes gone) and a
+/// missing one are left out, so a caller resolves those one at a time, which reads a
+/// purged row's bytes from the archive or names the fault.
+pub async fn load_payloads(
+    conn: &mut PgConnection,
+    message_ids: &[Uuid],
+) -> Result<HashMap<Uuid, StoredPayload>, sqlx::Error> {
+    let rows: Vec<HeldPayloadRow> = sqlx::query_as(
+        "SELECT id, payload, payload_sha256, as2_from, received_at FROM edi_message
+         WHERE id = ANY($1) AND payload IS NOT NULL",
+    )
+    .bind(message_ids)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, payload, sha256, as2_from, received_at)| {
+            let stored = StoredPayload {
+                payload,
+                sha256,
+                as2_from,
+                received_at,
+            };
+            (id, stored)
+        })
+        .collect())
+}
+
 /// Why a claim check could not be resolved. The digest case means the journal and the
 /// event disagree: retrying cannot help, an operator must look.
 #[derive(Debug, thiserror::Error)]
@@ -96,12 +129,35 @@ pub async fn resolve_claim_check(
     claim: &edihub_events::ClaimCheck,
     archive: Option<&dyn PurgedPayloads>,
 ) -> Result<(Uuid, StoredPayload), ClaimCheckError> {
+    resolve_claim_check_from(conn, claim, archive, &mut HashMap::new()).await
+}
+
+/// [`resolve_claim_check`], taking the payload from `loaded` (from [`load_payloads`])
+/// when it is there, and reading it otherwise.
+pub async fn resolve_claim_check_from(
+    conn: &mut PgConnection,
+    claim: &edihub_events::ClaimCheck,
+    archive: Option<&dyn PurgedPayloads>,
+    loaded: &mut HashMap<Uuid, StoredPayload>,
+) -> Result<(Uuid, StoredPayload), ClaimCheckError> {
     let message_id = claim
         .journal_message_id()
         .ok_or_else(|| ClaimCheckError::Foreign(claim.reference.clone()))?;
-    let mut stored = load_payload(conn, message_id, archive)
-        .await?
-        .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?;
+    let stored = match loaded.remove(&message_id) {
+        Some(stored) => stored,
+        None => load_payload(conn, message_id, archive)
+            .await?
+            .ok_or_else(|| ClaimCheckError::Missing(claim.reference.clone()))?,
+    };
+    Ok((message_id, proved(claim, stored)?))
+}
+
+/// `stored`, if its bytes are the ones `claim` describes (their SHA-256), with that
+/// digest.
+fn proved(
+    claim: &edihub_events::ClaimCheck,
+    mut stored: StoredPayload,
+) -> Result<StoredPayload, ClaimCheckError> {
     let actual = sha256_hex(&stored.payload);
     if actual != claim.sha256 {
         return Err(ClaimCheckError::DigestMismatch {
@@ -110,5 +166,5 @@ pub async fn resolve_claim_check(
         });
     }
     stored.sha256 = actual;
-    Ok((message_id, stored))
+    Ok(stored)
 }

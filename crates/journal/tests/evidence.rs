@@ -1,12 +1,15 @@
 //! The audit evidence on a real PostgreSQL: both the single and the batched accept store
 //! the signed entity and the security facts, and `load_evidence` reads them back with
-//! the message and its MDN.
+//! the message and its MDN. Also the payloads a consumer's batch reads ahead for its
+//! claim checks.
 
 use chrono::{DurationRound, TimeDelta, Utc};
 use edihub_config::{DatabaseSettings, Secret};
+use edihub_events::ClaimCheck;
 use edihub_journal::{
-    Accept, AcceptQueue, AcceptedMessage, EncryptionFacts, SecurityFacts, SignatureFacts,
-    StoredMdn, accept, load_evidence,
+    Accept, AcceptQueue, AcceptedMessage, ClaimCheckError, EncryptionFacts, SecurityFacts,
+    SignatureFacts, StoredMdn, accept, load_evidence, load_payloads, resolve_claim_check_from,
+    sha256_hex,
 };
 use edihub_outbox::NewEvent;
 use sqlx::PgPool;
@@ -170,4 +173,55 @@ async fn an_unknown_message_has_no_evidence() {
         .await
         .expect("load");
     assert!(got.is_none());
+}
+
+/// Payloads read ahead in one statement leave out purged and unknown rows (resolved one
+/// at a time, as before), and are still proved by the claim check's digest.
+#[tokio::test]
+async fn payloads_read_ahead_are_proved_like_those_read_alone() {
+    let pool = fresh_database().await;
+    let (held, purged) = (entry("ahead-held", false), entry("ahead-purged", false));
+    for e in [&held, &purged] {
+        (accept(&pool, &e.message, &e.mdn, &e.event, None))
+            .await
+            .expect("accept");
+    }
+    sqlx::query(
+        "UPDATE edi_message SET payload = NULL, raw_body = NULL, purged_at = now() WHERE id = $1",
+    )
+    .bind(purged.message.id)
+    .execute(&pool)
+    .await
+    .expect("purge");
+    let claim = |e: &Accept, sha256: String| {
+        ClaimCheck::for_journal(e.message.id, sha256, e.message.payload.len() as u64)
+    };
+    let mut conn = pool.acquire().await.expect("connection");
+
+    let ids = [held.message.id, purged.message.id, Uuid::now_v7()];
+    let mut loaded = load_payloads(&mut conn, &ids).await.expect("read ahead");
+    assert_eq!(loaded.keys().collect::<Vec<_>>(), [&held.message.id]);
+
+    let forged = claim(&held, "00".repeat(32));
+    let refused = resolve_claim_check_from(&mut conn, &forged, None, &mut loaded.clone()).await;
+    assert!(
+        matches!(refused, Err(ClaimCheckError::DigestMismatch { .. })),
+        "{refused:?}"
+    );
+    let proper = claim(&held, sha256_hex(&held.message.payload));
+    let (id, stored) = resolve_claim_check_from(&mut conn, &proper, None, &mut loaded)
+        .await
+        .expect("resolved from what was read ahead");
+    assert_eq!(
+        (id, stored.payload),
+        (held.message.id, held.message.payload)
+    );
+    assert!(loaded.is_empty(), "a payload read ahead is used once");
+
+    let purged_claim = claim(&purged, sha256_hex(&purged.message.payload));
+    let alone = resolve_claim_check_from(&mut conn, &purged_claim, None, &mut loaded).await;
+    assert!(
+        matches!(alone, Err(ClaimCheckError::Purged(id)) if id == purged.message.id),
+        "{alone:?}"
+    );
 }

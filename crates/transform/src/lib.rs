@@ -13,6 +13,7 @@
 
 mod effects;
 mod invoices;
+mod prefetch;
 mod published;
 
 pub use invoices::invoices_json;
@@ -33,6 +34,7 @@ use edihub_events::{
 use edihub_outbox::NewEvent;
 use effects::{Effects, InvoiceRow};
 use sqlx::{PgConnection, PgPool};
+use std::collections::HashMap;
 use tracing::Instrument;
 use uuid::Uuid;
 
@@ -118,8 +120,9 @@ impl Transformer {
     }
 
     /// [`Self::transform`] for several events, in one transaction: one inbox statement,
-    /// each claimed event's effects in turn, one commit. All or nothing. The effects of
-    /// small accepted interchanges are written together, one statement per table.
+    /// the small payloads read in one statement, each claimed event's effects in turn,
+    /// one commit. All or nothing. The effects of small accepted interchanges are
+    /// written together, one statement per table.
     pub async fn transform_batch(
         &self,
         events: &[Envelope],
@@ -129,7 +132,13 @@ impl Transformer {
             .map(|e| (e.id, e.event_type.as_str()))
             .collect();
         let mut tx = self.pool.begin().await?;
-        let mut claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        let claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        let mut decoded = HashMap::with_capacity(claimed.len());
+        for event in events.iter().filter(|e| claimed.contains(&e.id)) {
+            decoded.insert(event.id, event.decode::<EdiMessageReceived>()?);
+        }
+        let ahead = prefetch::read_ahead(decoded.values().map(|r| &r.payload));
+        let mut loaded = edihub_journal::load_payloads(&mut tx, &ahead).await?;
         let mut accepted = Effects::default();
         let mut outcomes = Vec::with_capacity(events.len());
         let mut applied = Vec::new();
@@ -139,12 +148,12 @@ impl Transformer {
                 if !received(&event) {
                     return Ok(Outcome::Ignored);
                 }
-                if !claimed.remove(&event.id) {
+                let Some(message) = decoded.remove(&event.id) else {
                     tracing::info!("duplicate event, already transformed");
                     return Ok(Outcome::Duplicate);
-                }
-                self.apply(&mut tx, event, &event.decode()?, &mut accepted)
-                    .await
+                };
+                let stored = self.resolve(&mut tx, &message, &mut loaded).await?;
+                (self.apply_resolved(&mut tx, event, &message, stored, &mut accepted)).await
             }
             .instrument(span.clone())
             .await?;
@@ -171,13 +180,35 @@ impl Transformer {
         received: &EdiMessageReceived,
         accepted: &mut Effects,
     ) -> Result<Outcome, TransformError> {
-        let (message_id, stored) = edihub_journal::resolve_claim_check(
-            &mut *tx,
-            &received.payload,
-            self.archive.as_deref(),
-        )
-        .await?;
+        let stored = self
+            .resolve(&mut *tx, received, &mut HashMap::new())
+            .await?;
+        self.apply_resolved(tx, event, received, stored, accepted)
+            .await
+    }
 
+    /// The payload `received` points to, from `loaded` when read ahead, proved by its
+    /// digest.
+    async fn resolve(
+        &self,
+        tx: &mut PgConnection,
+        received: &EdiMessageReceived,
+        loaded: &mut HashMap<Uuid, edihub_journal::StoredPayload>,
+    ) -> Result<(Uuid, edihub_journal::StoredPayload), TransformError> {
+        let archive = self.archive.as_deref();
+        let claim = &received.payload;
+        Ok(edihub_journal::resolve_claim_check_from(tx, claim, archive, loaded).await?)
+    }
+
+    /// [`Self::apply`] once the payload is read and proved.
+    async fn apply_resolved(
+        &self,
+        tx: &mut PgConnection,
+        event: &Envelope,
+        received: &EdiMessageReceived,
+        (message_id, stored): (Uuid, edihub_journal::StoredPayload),
+        accepted: &mut Effects,
+    ) -> Result<Outcome, TransformError> {
         let propagated = correlation_headers(event);
         // Bounded memory for large interchanges: the evaluation runs on a blocking thread
         // and hands each message over as soon as its UNT is read; its effects are
