@@ -21,22 +21,40 @@ async fn received_events(app: &TestApp, n: usize) -> Vec<Envelope> {
     let payload = fixture(INVOIC);
     let mut events = Vec::with_capacity(n);
     for _ in 0..n {
-        let as2_message_id = format!("{}@acme", Uuid::new_v4());
-        let response = app.post_as2(PARTNER, &as2_message_id, &payload).await;
-        assert_eq!(response.status, 200);
-        let message_id: Uuid =
-            sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-                .bind(&as2_message_id)
-                .fetch_one(&app.pool)
-                .await
-                .expect("message");
-        assert_eq!(app.drain_outbox().await, 1);
-        let topic = &app.kafka.topics.inbound_received;
-        events.push(envelope(
-            &app.read_record(topic, &message_id.to_string()).await,
-        ));
+        events.push(received_event(app, &payload).await);
     }
     events
+}
+
+/// Posts one message, publishes its event and reads it back.
+async fn received_event(app: &TestApp, payload: &[u8]) -> Envelope {
+    let as2_message_id = format!("{}@acme", Uuid::new_v4());
+    let response = app.post_as2(PARTNER, &as2_message_id, payload).await;
+    assert_eq!(response.status, 200);
+    let message_id: Uuid =
+        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+            .bind(&as2_message_id)
+            .fetch_one(&app.pool)
+            .await
+            .expect("message");
+    assert_eq!(app.drain_outbox().await, 1);
+    let topic = &app.kafka.topics.inbound_received;
+    envelope(&app.read_record(topic, &message_id.to_string()).await)
+}
+
+/// The fixture's interchange with a second INVOIC after its first, numbered
+/// INV-2026-0002.
+fn two_invoices() -> Vec<u8> {
+    let text = String::from_utf8(fixture(INVOIC)).expect("UTF-8 fixture");
+    let (unh, unz) = (
+        text.find("UNH+").expect("UNH"),
+        text.find("UNZ+").expect("UNZ"),
+    );
+    let second = (text[unh..unz].replace("UNH+1+", "UNH+2+"))
+        .replace("UNT+34+1'", "UNT+34+2'")
+        .replace("INV-2026-0001", "INV-2026-0002");
+    let rest = text[unz..].replace("UNZ+1+", "UNZ+2+");
+    format!("{}{second}{rest}", &text[..unz]).into_bytes()
 }
 
 /// The same event, with a claim check whose digest no longer matches the journal: every
@@ -209,6 +227,41 @@ async fn an_archive_batch_stores_each_new_message_once_and_all_or_nothing() {
     let objects = app.count("SELECT count(*) FROM archive_object").await;
     assert_eq!(objects, 15);
     assert_eq!(app.object_versions("").await.len() as i64, objects);
+}
+
+/// A batch's archive rows are written together: its records and their objects in one
+/// statement (one command id, `cmin`), each record with its own invoice numbers, in the
+/// interchange's order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_archive_batch_writes_its_rows_in_one_statement() {
+    let app = spawn_app().await;
+    let mut events = received_events(&app, 2).await;
+    events.push(received_event(&app, &two_invoices()).await);
+    let archiver = Archiver::new(app.pool.clone(), app.store.clone(), "batch");
+    let handled = archiver.archive_batch(&events).await.expect("batch");
+    assert_eq!(
+        handled,
+        [Handled::Applied, Handled::Applied, Handled::Applied]
+    );
+
+    let commands = "SELECT count(DISTINCT cmin::text) FROM
+                    (SELECT cmin FROM archive_record UNION ALL SELECT cmin FROM archive_object) c";
+    assert_eq!(app.count(commands).await, 1);
+    assert_eq!(app.count("SELECT count(*) FROM archive_object").await, 15);
+    let mut numbers: Vec<Vec<String>> =
+        sqlx::query_scalar("SELECT invoice_numbers FROM archive_record")
+            .fetch_all(&app.pool)
+            .await
+            .expect("records");
+    numbers.sort();
+    assert_eq!(
+        numbers,
+        [
+            vec!["INV-2026-0001"],
+            vec!["INV-2026-0001"],
+            vec!["INV-2026-0001", "INV-2026-0002"]
+        ]
+    );
 }
 
 /// A handler that records what the loop hands it, and fails every attempt at an event

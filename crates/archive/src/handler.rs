@@ -95,7 +95,7 @@ impl Archiver {
     /// [`Self::archive`] for several events, in one transaction: one inbox statement,
     /// the claimed messages' evidence read in one statement and chained in the ledger in
     /// one transaction of its own, their objects stored [`PUT_MESSAGES_AT_ONCE`] messages
-    /// at a time, their rows written, one commit. Ledger entries of a batch that fails
+    /// at a time, their rows written in one statement, one commit. Ledger entries of a batch that fails
     /// after chaining stay, as a crash's would, and a redelivery reuses them.
     pub async fn archive_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, ArchiveError> {
         let mut tx = self.pool.begin().await?;
@@ -138,9 +138,9 @@ impl Archiver {
             let puts = (some.iter()).map(|(c, span)| self.put_all(&c.set).instrument(span.clone()));
             versions.extend(futures::future::try_join_all(puts).await?);
         }
-        let bucket = self.store.bucket();
-        for ((c, _), versions) in archived.iter().zip(&versions) {
-            record::insert(tx, bucket, &c.evidence, &c.invoices, &c.set, versions).await?;
+        if !archived.is_empty() {
+            let chained: Vec<&Chained> = archived.iter().map(|(c, _)| c).collect();
+            record::insert_all(tx, self.store.bucket(), &chained, &versions).await?;
         }
         let ids: Vec<Uuid> = archived.iter().map(|(c, _)| c.evidence.id).collect();
         edihub_ledger::mark_stored_all(tx, &ids).await?;
