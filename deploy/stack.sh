@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Local edihub stack: PostgreSQL (the machine's), moto's S3 server (PyPI, in a venv) and
-# tansu, the Kafka-compatible broker (crates.io, cached binary).
+# Local edihub stack: PostgreSQL (the machine's), moto's S3 server (PyPI, in a venv,
+# started through deploy/moto_server.py) and tansu, the Kafka-compatible broker
+# (crates.io, cached binary).
 #
 #   deploy/stack.sh up      start what is not running (idempotent), then `edihub init`
 #   deploy/stack.sh down    stop tansu and moto (PostgreSQL belongs to the machine: left up)
@@ -24,6 +25,7 @@ RUN_DIR=$LOCAL_DIR/run
 VENV=${EDIHUB_VENV:-$HOME/.cache/edihub/venv}
 PYTHON=${EDIHUB_PYTHON:-python3}
 REQUIREMENTS=$REPO_ROOT/deploy/requirements.txt
+MOTO_LAUNCHER=$REPO_ROOT/deploy/moto_server.py
 REQ_STAMP=$VENV/.edihub-requirements.sha256
 TOOLS=${EDIHUB_TOOLS:-$HOME/.cargo/edihub-tools}
 TANSU_VERSION=0.6.0
@@ -328,11 +330,16 @@ start_moto() {
   local pid
   pid=$(live_pid moto moto_server)
   [[ -n $pid ]] || pid=$(adopt moto moto_server "$S3_PORT")
+  if [[ -n $pid && $(cmdline_of "$pid") != *"$MOTO_LAUNCHER"* ]]; then
+    log "moto: running without $MOTO_LAUNCHER (an earlier stack's); restarting it"
+    stop_component moto moto_server "$S3_PORT"
+    pid=
+  fi
   if [[ -n $pid ]]; then
     log "moto: already up on $S3_ENDPOINT (pid $pid)"
     return 0
   fi
-  pid=$(spawn moto "$VENV/bin/moto_server" -H "$HOST" -p "$S3_PORT")
+  pid=$(spawn moto "$VENV/bin/python" "$MOTO_LAUNCHER" -H "$HOST" -p "$S3_PORT")
   wait_ready moto "$pid" 60 s3_ready
   MOTO_STARTED=1
   log "moto: up on $S3_ENDPOINT (pid $pid, log $LOG_DIR/moto.log)"
