@@ -29,11 +29,7 @@ struct ObjectRow {
 }
 
 async fn message_id(app: &TestApp, as2_message_id: &str) -> Uuid {
-    sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(as2_message_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("journaled message")
+    app.journal_id(as2_message_id).await
 }
 
 /// The `EdiMessageReceived` event of `message_id` as a consumer decodes it, read from

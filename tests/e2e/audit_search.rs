@@ -41,11 +41,7 @@ async fn send(app: &TestApp, partner: &str, number: usize) -> Sent {
         .post_as2(partner, &as2_message_id, payload.as_bytes())
         .await;
     assert_eq!(response.status, 200);
-    let id = sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(&as2_message_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("journalled message");
+    let id = app.journal_id(&as2_message_id).await;
     Sent {
         id,
         as2_message_id,

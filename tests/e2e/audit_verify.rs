@@ -56,11 +56,7 @@ pub(crate) async fn send(app: &TestApp, how: Sent) -> Uuid {
             assert_eq!(mdn.report.disposition, edihub_as2::Disposition::Processed);
         }
     }
-    sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(&as2_message_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("journalled message")
+    app.journal_id(&as2_message_id).await
 }
 
 /// Publishes what waits and waits until `count` ledger entries are stored.

@@ -31,12 +31,7 @@ async fn received_event(app: &TestApp, payload: &[u8]) -> Envelope {
     let as2_message_id = format!("{}@acme", Uuid::new_v4());
     let response = app.post_as2(PARTNER, &as2_message_id, payload).await;
     assert_eq!(response.status, 200);
-    let message_id: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&as2_message_id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("message");
+    let message_id: Uuid = app.journal_id(&as2_message_id).await;
     assert_eq!(app.drain_outbox().await, 1);
     let topic = &app.kafka.topics.inbound_received;
     envelope(&app.read_record(topic, &message_id.to_string()).await)

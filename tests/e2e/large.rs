@@ -42,12 +42,7 @@ async fn transform(app: &TestApp, payload: &[u8]) -> Outcome {
     let response = app.post_as2(PARTNER, &as2_message_id, payload).await;
     assert_eq!(response.status, 200);
     app.drain_outbox().await;
-    let message_id: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&as2_message_id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("journaled");
+    let message_id: Uuid = app.journal_id(&as2_message_id).await;
     let record = app
         .read_record(&app.kafka.topics.inbound_received, &message_id.to_string())
         .await;

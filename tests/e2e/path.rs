@@ -194,12 +194,7 @@ async fn the_partners_trace_continues_through_kafka_into_the_canonical_invoice_e
     let response = app.post_raw(&request_headers, message.body).await;
     assert_eq!(response.status, 200);
     assert_eq!(response.mdn().disposition, Disposition::Processed);
-    let message_id: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&as2_message_id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("journalled message");
+    let message_id: Uuid = app.journal_id(&as2_message_id).await;
     let key = message_id.to_string();
     let trace_of = |record: &edihub_kafka::reader::RecordView| {
         record
@@ -259,12 +254,7 @@ async fn the_same_event_twice_has_one_effect_in_each_consumer() {
         200
     );
     assert_eq!(app.drain_outbox().await, 1);
-    let message_id: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&as2_message_id)
-            .fetch_one(&app.pool)
-            .await
-            .expect("message");
+    let message_id: Uuid = app.journal_id(&as2_message_id).await;
     let record = app
         .read_record(&app.kafka.topics.inbound_received, &message_id.to_string())
         .await;
@@ -332,11 +322,7 @@ async fn a_poison_event_goes_to_the_dead_letter_topic_and_the_consumer_moves_on(
     assert_eq!(app.drain_outbox().await, 2);
 
     app.start_consumers();
-    let good: Uuid = sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(&good_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("good message");
+    let good: Uuid = app.journal_id(&good_id).await;
     // The good message behind the poisoned one is transformed and archived.
     wait_for(
         "the good message's invoice and archive",
@@ -357,11 +343,7 @@ async fn a_poison_event_goes_to_the_dead_letter_topic_and_the_consumer_moves_on(
     )
     .await;
     // The poisoned one is on the dead-letter topic, once per consumer, with the error.
-    let poisoned: Uuid = sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(&poisoned_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("poisoned message");
+    let poisoned: Uuid = app.journal_id(&poisoned_id).await;
     let key = poisoned.to_string();
     let records = edihub_kafka::reader::read_until(
         &app.kafka.brokers,

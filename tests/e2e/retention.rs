@@ -36,11 +36,7 @@ async fn accepted_from(app: &TestApp, from: &str) -> Uuid {
         },
     )
     .await;
-    sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-        .bind(&as2_message_id)
-        .fetch_one(&app.pool)
-        .await
-        .expect("journaled")
+    app.journal_id(&as2_message_id).await
 }
 
 /// Every archived object of `message_id`: key, version and the retention recorded.

@@ -467,6 +467,15 @@ impl TestApp {
             .unwrap_or_else(|| panic!("no record with key {key} on {topic}"))
     }
 
+    /// The journal id of the message received with `as2_message_id`.
+    pub async fn journal_id(&self, as2_message_id: &str) -> Uuid {
+        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
+            .bind(as2_message_id)
+            .fetch_one(&self.pool)
+            .await
+            .unwrap_or_else(|e| panic!("no journalled message {as2_message_id}: {e}"))
+    }
+
     /// Posts `payload` from the test partner, runs the consumers and the relay until the
     /// message has an outbox event of type `last`; returns the message id and its outbox
     /// event types in `seq` order.
@@ -474,12 +483,7 @@ impl TestApp {
         let as2_message_id = format!("{}@acme", Uuid::new_v4());
         let response = self.post_as2(PARTNER, &as2_message_id, payload).await;
         assert_eq!(response.status, 200);
-        let message_id: Uuid =
-            sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-                .bind(&as2_message_id)
-                .fetch_one(&self.pool)
-                .await
-                .expect("journalled message");
+        let message_id: Uuid = self.journal_id(&as2_message_id).await;
         assert_eq!(self.drain_outbox().await, 1);
         self.start_consumers();
         let aggregate = message_id.to_string();

@@ -115,12 +115,7 @@ async fn the_contrl_a_partners_hub_sends_back_is_matched_to_the_interchange_it_a
     hub.drain_outbox().await;
     hub.start_consumers();
     assert_eq!(acknowledgement_of(&hub, outbound_id).await, "accepted");
-    let contrl_message: Uuid =
-        sqlx::query_scalar("SELECT id FROM edi_message WHERE as2_message_id = $1")
-            .bind(&back.as2_message_id)
-            .fetch_one(&hub.pool)
-            .await
-            .expect("the CONTRL is journaled");
+    let contrl_message: Uuid = hub.journal_id(&back.as2_message_id).await;
 
     let events = acknowledged_events(&hub, outbound_id).await;
     assert_eq!(events.len(), 1, "{events:?}");
