@@ -1,7 +1,7 @@
 """moto's S3 server for the local stack, started by deploy/stack.sh with the venv's
 Python. It is moto's own server (`moto.server.main`, the `moto_server` command), less
-two costs per request that only this stand-in has (docs/benchmarks.md, "moto's own
-costs per request"):
+two costs per request that only this stand-in has (docs/benchmarks.md, issue 17's
+"moto's own costs" section):
 
 - moto's dispatcher lists its package's folders (a listdir and an isdir per folder)
   on every request, to tell a service name from a host name. They do not change while

@@ -95,8 +95,9 @@ impl Archiver {
     /// [`Self::archive`] for several events, in one transaction: one inbox statement,
     /// the claimed messages' evidence read in one statement and chained in the ledger in
     /// one transaction of its own, their objects stored [`PUT_MESSAGES_AT_ONCE`] messages
-    /// at a time, their rows written in one statement, one commit. Ledger entries of a batch that fails
-    /// after chaining stay, as a crash's would, and a redelivery reuses them.
+    /// at a time, their rows written in one statement, one commit. Ledger entries of a
+    /// batch that fails after chaining stay, as a crash's would, and a redelivery reuses
+    /// them.
     pub async fn archive_batch(&self, events: &[Envelope]) -> Result<Vec<Handled>, ArchiveError> {
         let mut tx = self.pool.begin().await?;
         let staged = self.stage(&mut tx, events).await?;
