@@ -133,11 +133,18 @@ impl Transformer {
             .collect();
         let mut tx = self.pool.begin().await?;
         let claimed = edihub_inbox::claim_all(&mut tx, &self.consumer, &wanted).await?;
+        // Decoded once each, and kept in the events' order: the read-ahead budget goes
+        // to the first ones.
         let mut decoded = HashMap::with_capacity(claimed.len());
+        let mut in_order = Vec::with_capacity(claimed.len());
         for event in events.iter().filter(|e| claimed.contains(&e.id)) {
-            decoded.insert(event.id, event.decode::<EdiMessageReceived>()?);
+            if let std::collections::hash_map::Entry::Vacant(slot) = decoded.entry(event.id) {
+                slot.insert(event.decode::<EdiMessageReceived>()?);
+                in_order.push(event.id);
+            }
         }
-        let ahead = prefetch::read_ahead(decoded.values().map(|r| &r.payload));
+        let claims = in_order.iter().filter_map(|id| decoded.get(id));
+        let ahead = prefetch::read_ahead(claims.map(|r| &r.payload));
         let mut loaded = edihub_journal::load_payloads(&mut tx, &ahead).await?;
         let mut accepted = Effects::default();
         let mut outcomes = Vec::with_capacity(events.len());
