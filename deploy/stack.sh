@@ -37,6 +37,8 @@ KAFKA_STORAGE=${EDIHUB_KAFKA_STORAGE:-memory}
 KAFKA_PORT=${KAFKA_PORT:-9092}
 S3_PORT=${S3_PORT:-9000}
 HOST=127.0.0.1
+# What starts moto; one running otherwise (an earlier stack's launcher) is restarted.
+MOTO_COMMAND=("$VENV/bin/python" "$MOTO_LAUNCHER" -H "$HOST" -p "$S3_PORT" --threads 4)
 PG_PORT=5432
 PG_URL=postgres://postgres:postgres@$HOST:$PG_PORT
 S3_ENDPOINT_OVERRIDE=${S3_ENDPOINT:-}
@@ -330,8 +332,8 @@ start_moto() {
   local pid
   pid=$(live_pid moto moto_server)
   [[ -n $pid ]] || pid=$(adopt moto moto_server "$S3_PORT")
-  if [[ -n $pid && $(cmdline_of "$pid") != *"$MOTO_LAUNCHER"* ]]; then
-    log "moto: running without $MOTO_LAUNCHER (an earlier stack's); restarting it"
+  if [[ -n $pid && $(cmdline_of "$pid") != "${MOTO_COMMAND[*]} " ]]; then
+    log "moto: started otherwise than by this stack (an earlier one's); restarting it"
     stop_component moto moto_server "$S3_PORT"
     pid=
   fi
@@ -339,7 +341,7 @@ start_moto() {
     log "moto: already up on $S3_ENDPOINT (pid $pid)"
     return 0
   fi
-  pid=$(spawn moto "$VENV/bin/python" "$MOTO_LAUNCHER" -H "$HOST" -p "$S3_PORT")
+  pid=$(spawn moto "${MOTO_COMMAND[@]}")
   wait_ready moto "$pid" 60 s3_ready
   MOTO_STARTED=1
   log "moto: up on $S3_ENDPOINT (pid $pid, log $LOG_DIR/moto.log)"
