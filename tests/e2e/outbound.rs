@@ -482,6 +482,33 @@ async fn an_async_mdn_posted_back_delivers_the_message_once_even_when_it_comes_t
     assert_eq!(events.last().and_then(|e| e.mic.clone()), done.mic_reported);
 }
 
+/// What an asynchronous MDN is judged against, the MIC it should report included, is
+/// recorded before the POST: a partner may send its MDN before it answers the POST,
+/// and that MDN ends the message before the POST's outcome is recorded.
+#[tokio::test]
+async fn an_async_mdns_expected_mic_is_recorded_before_the_post_is_answered() {
+    // A partner that takes the connection (the kernel's backlog) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/as2", silent.local_addr().expect("address"));
+    let sender = sending_hub().await;
+    let outbound = async_mdn(&sender.as2_url(), "timeout_ms = 30000");
+    let config = sender_config_with(&sender, &url, &outbound);
+    let id = queue(&config);
+    let relay = relay(&config, &sender).await;
+    let posting = tokio::spawn(async move { relay.step().await });
+    let counted = wait_for("the POST counted", Duration::from_secs(30), || async {
+        let now = settled(&sender, id).await;
+        (now.attempts == 1).then_some(now)
+    })
+    .await;
+    assert_eq!(
+        counted.state, "queued",
+        "the POST is unanswered: {counted:?}"
+    );
+    assert!(counted.mic_expected.is_some(), "{counted:?}");
+    posting.abort();
+}
+
 #[tokio::test]
 async fn an_async_mdn_that_never_comes_resends_with_the_same_message_id_then_fails() {
     // The receiver takes the message but POSTs its MDN to a port where nobody listens.

@@ -38,7 +38,8 @@ enum Outcome {
     /// A POST was made, or tried; a retry waits `retry_after` (the partnership's
     /// backoff for this attempt).
     Attempted {
-        change: Change,
+        // Boxed: the attempt's receipt makes it many times the other variants' size.
+        change: Box<Change>,
         retry_after: Duration,
     },
 }
@@ -91,7 +92,7 @@ impl OutboundSender {
             Outcome::Attempted {
                 change,
                 retry_after,
-            } => (change, Some(retry_after)),
+            } => (*change, Some(retry_after)),
         };
         let retry = change.to == OutboundState::Queued;
         let reason = change.reason().map(str::to_owned);
@@ -175,6 +176,7 @@ impl OutboundSender {
         let record = counted_before.then(|| SentRecord {
             receipt: serde_json::to_value(SentReceipt::of(&built.sent)).unwrap_or_default(),
             mic_content: built.sent.mic_content.clone(),
+            mic_expected: built.sent.expected_mic.header_value(),
         });
         if let Some(record) = &record {
             self.store
@@ -233,10 +235,10 @@ impl OutboundSender {
             attempt_no,
         );
         Ok(Outcome::Attempted {
-            change: match counted_before {
+            change: Box::new(match counted_before {
                 true => Change::attempted(to, attempt).counted_before(),
                 false => Change::attempted(to, attempt),
-            },
+            }),
             retry_after,
         })
     }

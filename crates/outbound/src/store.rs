@@ -233,7 +233,7 @@ impl OutboundStore {
     }
 
     /// Counts the POST about to be made and records what its asynchronous MDN will be
-    /// judged against, before it is made, so an MDN the partner sends before the
+    /// judged against (and the MIC it should report), before it is made, so an MDN the partner sends before the
     /// sender's outcome commits is judged rather than ignored, and finds the POST
     /// counted. An earlier POST's record is kept: its MDN is still welcome, and judged
     /// as that POST was sent.
@@ -246,12 +246,15 @@ impl OutboundStore {
             "UPDATE outbound_message SET attempts = attempts + 1,
                  sent_receipt = COALESCE(sent_receipt, $2),
                  sent_mic_content = CASE WHEN sent_receipt IS NULL THEN $3
-                                         ELSE sent_mic_content END
+                                         ELSE sent_mic_content END,
+                 mic_expected = CASE WHEN sent_receipt IS NULL THEN $4
+                                     ELSE mic_expected END
              WHERE id = $1 AND state = 'queued'",
         )
         .bind(id)
         .bind(&record.receipt)
         .bind(&record.mic_content)
+        .bind(&record.mic_expected)
         .execute(&self.pool)
         .await?;
         Ok(())

@@ -49,6 +49,10 @@ pub(crate) enum SentColumns {
 pub(crate) struct SentRecord {
     pub receipt: serde_json::Value,
     pub mic_content: Vec<u8>,
+    /// The MIC header value the MDN should report, recorded with the receipt: an MDN
+    /// that comes before the POST's answer ends the message before the POST's outcome
+    /// could record it.
+    pub mic_expected: String,
 }
 
 /// A guarded change: from one of `from` to `to`.
