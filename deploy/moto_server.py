@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args()
 
-    # moto builds its own URLs (presigned ones, the tansu bucket's) from this.
+    # As moto's own `main` does: moto's settings read it for the server's own address.
     os.environ.setdefault("MOTO_PORT", str(args.port))
     logging.basicConfig(level=logging.WARNING)
     # Requests waiting for a thread are this stand-in's normal load, not news.

@@ -233,10 +233,10 @@ impl OutboundStore {
     }
 
     /// Counts the POST about to be made and records what its asynchronous MDN will be
-    /// judged against (and the MIC it should report), before it is made, so an MDN the partner sends before the
-    /// sender's outcome commits is judged rather than ignored, and finds the POST
-    /// counted. An earlier POST's record is kept: its MDN is still welcome, and judged
-    /// as that POST was sent.
+    /// judged against (and the MIC it should report), before it is made, so an MDN the
+    /// partner sends before the sender's outcome commits is judged rather than ignored,
+    /// and finds the POST counted. An earlier POST's record is kept: its MDN is still
+    /// welcome, and judged as that POST was sent.
     pub(crate) async fn await_receipt(
         &self,
         id: Uuid,
