@@ -187,9 +187,9 @@ impl Transformer {
         received: &EdiMessageReceived,
         accepted: &mut Effects,
     ) -> Result<Outcome, TransformError> {
-        let stored = self
-            .resolve(&mut *tx, received, &mut HashMap::new())
-            .await?;
+        let archive = self.archive.as_deref();
+        let stored =
+            edihub_journal::resolve_claim_check(&mut *tx, &received.payload, archive).await?;
         self.apply_resolved(tx, event, received, stored, accepted)
             .await
     }
