@@ -28,10 +28,6 @@ struct ObjectRow {
     retain_until: DateTime<Utc>,
 }
 
-async fn message_id(app: &TestApp, as2_message_id: &str) -> Uuid {
-    app.journal_id(as2_message_id).await
-}
-
 /// The `EdiMessageReceived` event of `message_id` as a consumer decodes it, read from
 /// the outbox (the relay publishes its payload as the record's value).
 pub(crate) async fn received_event(app: &TestApp, message_id: Uuid) -> Envelope {
@@ -195,7 +191,7 @@ fn partner_fingerprint() -> String {
 async fn a_signed_encrypted_message_leaves_six_locked_objects_that_prove_it() {
     let app = spawn_app_with(with_keys(true, true)).await;
     let (as2_id, expected_mic) = post_secure(&app, &fixture(INVOIC)).await;
-    let id = message_id(&app, &as2_id).await;
+    let id = app.journal_id(&as2_id).await;
     let archiver = Archiver::new(app.pool.clone(), app.store.clone(), "archive-test");
     assert!(
         archiver
@@ -320,7 +316,7 @@ async fn an_unsigned_unencrypted_message_has_no_signed_entity_and_says_so() {
             .status,
         200
     );
-    let id = message_id(&app, &as2_id).await;
+    let id = app.journal_id(&as2_id).await;
     let archiver = Archiver::new(app.pool.clone(), app.store.clone(), "archive-test");
     assert!(
         archiver
@@ -365,7 +361,7 @@ async fn a_redelivery_archives_once_and_a_crash_before_the_commit_keeps_the_posi
                 .status,
             200
         );
-        events.push(received_event(&app, message_id(&app, &as2_id).await).await);
+        events.push(received_event(&app, app.journal_id(&as2_id).await).await);
     }
     let archiver = Archiver::new(app.pool.clone(), app.store.clone(), "archive-test");
 
@@ -447,7 +443,7 @@ async fn two_archivers_at_once_make_one_gapless_chain_that_seals_into_the_bucket
                 .status,
             200
         );
-        events.push(received_event(&app, message_id(&app, &as2_id).await).await);
+        events.push(received_event(&app, app.journal_id(&as2_id).await).await);
     }
     let pool = || async { edihub_db::pool(&app.database).expect("pool") };
     let first = Archiver::new(pool().await, ArchiveStore::new(&app.s3), "archive-test");
