@@ -4,8 +4,9 @@
 //!     bash deploy/stack.sh up && cargo bench -p edihub-tests --bench relay
 //!
 //! Sizes: RELAY_BENCH_EVENTS (default 100000), RELAY_BENCH_RATE (5000/s) and
-//! RELAY_BENCH_SECONDS (10) for the latency phase; RELAY_BENCH_LINGER_MS sets the relay's
-//! `linger_ms` (its default otherwise). Last, `outbox purge` beside the
+//! RELAY_BENCH_SECONDS (10) for the latency phase; RELAY_BENCH_LINGER_MS and
+//! RELAY_BENCH_MAX_LINGER_MS set the relay's `linger_ms` and `max_linger_ms` (their
+//! defaults otherwise). Last, `outbox purge` beside the
 //! relay (relay/purge.rs): draining RELAY_BENCH_EVENTS, then at RELAY_BENCH_PURGE_RATE
 //! (10000/s) for 10 s; RELAY_BENCH_PURGE_ONLY=1 runs only that last phase.
 
@@ -151,6 +152,10 @@ async fn main() {
     let settings = RelaySettings {
         batch_size: 5000,
         linger_ms: edihub_tests::env_number("RELAY_BENCH_LINGER_MS", defaults.linger_ms),
+        max_linger_ms: edihub_tests::env_number(
+            "RELAY_BENCH_MAX_LINGER_MS",
+            defaults.max_linger_ms,
+        ),
         ..defaults
     };
     if std::env::var_os("RELAY_BENCH_PURGE_ONLY").is_some() {

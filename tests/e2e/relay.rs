@@ -446,6 +446,88 @@ async fn commits_within_the_linger_share_one_batch() {
     running.await.expect("join").expect("relay run");
 }
 
+/// A relay that lingers up to 5 s while fewer than two rows were announced, 10 ms once
+/// two were, started on `app`'s outbox; it has published its first rows.
+async fn lingering_relay(
+    app: &TestApp,
+) -> (
+    tokio_util::sync::CancellationToken,
+    tokio::task::JoinHandle<Result<(), sqlx::Error>>,
+) {
+    let relay = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        RelaySettings {
+            linger_ms: 10,
+            max_linger_ms: 5_000,
+            linger_rows: 2,
+            poll_interval_ms: 60_000,
+            ..RelaySettings::default()
+        },
+    );
+    // Committed before the relay listens, so that no NOTIFY of it can wake the relay
+    // later, when its rows are long taken, and start a linger the test does not expect.
+    commit_events(app, &["warm-up-a", "warm-up-b"]).await;
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { relay.run(shutdown).await }
+    });
+    wait_until_sent(app, 2).await;
+    (shutdown, running)
+}
+
+/// One transaction committing one event for each of `aggregates`.
+async fn commit_events(app: &TestApp, aggregates: &[&str]) {
+    let events: Vec<NewEvent> = aggregates.iter().map(|a| event(app, a, 0)).collect();
+    let mut tx = app.pool.begin().await.expect("begin");
+    edihub_outbox::enqueue_all(&mut tx, &events)
+        .await
+        .expect("enqueue");
+    tx.commit().await.expect("commit");
+}
+
+async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {
+    let sql =
+        format!("SELECT count(DISTINCT sent_at) FROM outbox WHERE aggregate_id IN ({aggregates})");
+    app.count(&sql).await
+}
+
+/// A commit of fewer rows than `linger_rows` keeps the relay lingering up to
+/// `max_linger_ms`: a commit 300 ms later shares its batch, where `linger_ms` alone
+/// would have published the first long before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_of_few_rows_lingers_until_more_arrive() {
+    let app = spawn_app().await;
+    let (shutdown, running) = lingering_relay(&app).await;
+    commit_event(&app, "first", 0).await;
+    // The scenario's spacing, not a synchronisation: the second commit comes later.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    commit_event(&app, "second", 0).await;
+    wait_until_sent(&app, 4).await;
+    assert_eq!(batches_of(&app, "'first', 'second'").await, 1);
+    shutdown.cancel();
+    running.await.expect("join").expect("relay run");
+}
+
+/// A commit whose NOTIFY announces `linger_rows` rows (the count rides on the payload,
+/// migration 0025) ends the linger at `linger_ms`: a commit a second later has a batch
+/// of its own. Counted as one row each, the two would share one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
+    let app = spawn_app().await;
+    let (shutdown, running) = lingering_relay(&app).await;
+    commit_events(&app, &["first-a", "first-b"]).await;
+    // The scenario's spacing, not a synchronisation: the second commit comes later.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    commit_events(&app, &["second-a", "second-b"]).await;
+    wait_until_sent(&app, 6).await;
+    let both = "'first-a', 'first-b', 'second-a', 'second-b'";
+    assert_eq!(batches_of(&app, both).await, 2);
+    shutdown.cancel();
+    running.await.expect("join").expect("relay run");
+}
+
 /// A relay keeps its connections between batches, and hands them back when it stops:
 /// the pool can then be closed (closing waits for every connection handed out).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

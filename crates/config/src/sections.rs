@@ -376,6 +376,8 @@ impl Default for AsyncMdnSettings {
                 batch_size: 20,
                 poll_interval_ms: 1000,
                 linger_ms: 0,
+                max_linger_ms: 0,
+                linger_rows: 0,
                 // About a day with the backoff below: partners' receivers do go down
                 // for maintenance windows.
                 max_attempts: 30,
@@ -457,8 +459,14 @@ pub struct RelaySettings {
     /// Fallback polling interval when no NOTIFY arrives.
     pub poll_interval_ms: u64,
     /// How long the relay waits after a NOTIFY before claiming, so that commits arriving
-    /// close together share a batch (0: claim at once).
+    /// close together share a batch (0: claim at once, whatever the two below say).
     pub linger_ms: u64,
+    /// While the commits announced since the NOTIFY hold fewer than `linger_rows` rows,
+    /// the relay waits up to this long instead, so that a low rate is still published
+    /// in batches. The latency it adds is at most this.
+    pub max_linger_ms: u64,
+    /// The rows a batch should gather before the relay stops lingering at `linger_ms`.
+    pub linger_rows: u64,
     /// After this many failed attempts a row becomes FAILED (the dead letter).
     pub max_attempts: i32,
     /// First retry delay; doubled per attempt, capped by `max_backoff_ms`.
@@ -472,6 +480,8 @@ impl Default for RelaySettings {
             batch_size: 500,
             poll_interval_ms: 1000,
             linger_ms: 10,
+            max_linger_ms: 50,
+            linger_rows: 32,
             max_attempts: 10,
             base_backoff_ms: 500,
             max_backoff_ms: 5 * 60 * 1000,

@@ -41,6 +41,8 @@ impl Default for SenderSettings {
                 batch_size: 20,
                 poll_interval_ms: 1000,
                 linger_ms: 0,
+                max_linger_ms: 0,
+                linger_rows: 0,
                 max_attempts: 10,
                 base_backoff_ms: 30_000,
                 max_backoff_ms: 60 * 60 * 1000,

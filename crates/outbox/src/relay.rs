@@ -9,6 +9,7 @@
 //! rollback: they are published again later (at-least-once; consumers dedupe).
 //! Order per aggregate across any number of relays: see [`CLAIM`].
 
+mod linger;
 mod session;
 
 use crate::{OutboxRecord, Publisher};
@@ -278,9 +279,9 @@ impl<P: Publisher> Relay<P> {
 
     /// Drains ([`Relay::drain`]) until `shutdown`: after each drain, waits for a
     /// NOTIFY or the polling interval, whichever comes first. After a NOTIFY it lingers
-    /// `linger_ms` (or until `batch_size` more arrive) so that a steady low rate is
-    /// published in batches rather than one row at a time, each at a batch's full cost.
-    /// The batch in flight is finished before returning.
+    /// ([`linger`]) so that a steady low rate is published in batches rather than one
+    /// row at a time, each at a batch's full cost. The batch in flight is finished
+    /// before returning.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(NOTIFY_CHANNEL).await?;
@@ -291,57 +292,20 @@ impl<P: Publisher> Relay<P> {
                 Ok(_) => {}
                 Err(error) => tracing::error!(%error, "relay step failed"),
             }
-            tokio::select! {
+            let rows = tokio::select! {
                 _ = shutdown.cancelled() => break,
-                _ = self.notified(&mut listener) => {}
+                rows = self.notified(&mut listener) => rows,
                 _ = tokio::time::sleep(poll) => continue,
-            }
+            };
             tokio::select! {
                 _ = shutdown.cancelled() => break,
-                _ = self.linger(&mut listener) => {}
+                _ = self.linger(&mut listener, rows) => {}
             }
         }
         // Whoever closes the pool next would otherwise wait for the kept connections.
         self.sessions.release();
         tracing::info!("relay stopped");
         Ok(())
-    }
-}
-
-impl<P> Relay<P> {
-    /// Lets more commits gather after a NOTIFY: returns after `linger_ms`, or once
-    /// `batch_size` further NOTIFYs (one per committing transaction) arrived.
-    async fn linger(&self, listener: &mut PgListener) {
-        if self.settings.linger_ms == 0 {
-            return;
-        }
-        let deadline = tokio::time::sleep(Duration::from_millis(self.settings.linger_ms));
-        tokio::pin!(deadline);
-        let mut gathered = 0;
-        while gathered < self.settings.batch_size {
-            tokio::select! {
-                _ = &mut deadline => return,
-                _ = self.notified(listener) => gathered += 1,
-            }
-        }
-    }
-
-    /// Waits for a NOTIFY about this relay's channel (the payload names the channel of
-    /// the rows committed; an empty one, from before migration 0008, counts for all).
-    /// A listener error (connection lost) returns at once: PgListener reconnects on the
-    /// next `recv`, and the polling interval keeps the relay moving meanwhile.
-    async fn notified(&self, listener: &mut PgListener) {
-        loop {
-            match listener.recv().await {
-                Ok(notification) => {
-                    let payload = notification.payload();
-                    if payload.is_empty() || payload == self.channel {
-                        return;
-                    }
-                }
-                Err(_) => return,
-            }
-        }
     }
 }
 

@@ -1,0 +1,124 @@
+//! How long the relay waits after a NOTIFY before it claims. Each NOTIFY names the
+//! channel of the rows a statement committed and how many there were ("kafka 3"), so
+//! the relay knows how many rows have gathered: it waits `linger_ms` once enough for a
+//! batch were announced (`linger_rows`), and up to `max_linger_ms` while fewer were.
+//! A low, steady rate is then published in batches of many rows rather than a handful,
+//! each at a batch's full cost, and a high rate waits no longer than before.
+
+use super::Relay;
+use edihub_config::RelaySettings;
+use sqlx::postgres::PgListener;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The rows a NOTIFY announces for `channel`, or `None` when it is about another
+/// channel's rows. A payload without a count (written before migration 0025) counts as
+/// one row; an empty one (before migration 0008) names every channel.
+pub(crate) fn announced_rows(payload: &str, channel: &str) -> Option<u64> {
+    let (named, rows) = match payload.rsplit_once(' ') {
+        Some((named, count)) => match count.parse() {
+            Ok(rows) => (named, rows),
+            Err(_) => (payload, 1),
+        },
+        None => (payload, 1),
+    };
+    (named.is_empty() || named == channel).then_some(rows)
+}
+
+/// How long after the first NOTIFY to wait in all, given the rows announced so far:
+/// none once a full batch waits, `linger_ms` once `linger_rows` do, else the longest.
+pub(crate) fn linger_for(rows: u64, settings: &RelaySettings) -> Duration {
+    let millis = if settings.linger_ms == 0 || rows >= settings.batch_size.max(1) as u64 {
+        0
+    } else if rows >= settings.linger_rows {
+        settings.linger_ms
+    } else {
+        settings.max_linger_ms.max(settings.linger_ms)
+    };
+    Duration::from_millis(millis)
+}
+
+impl<P> Relay<P> {
+    /// Lets more commits gather after a NOTIFY that announced `rows`: returns when
+    /// [`linger_for`] the rows announced since then has passed.
+    pub(super) async fn linger(&self, listener: &mut PgListener, mut rows: u64) {
+        let started = Instant::now();
+        loop {
+            let deadline = started + linger_for(rows, &self.settings);
+            if Instant::now() >= deadline {
+                return;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep_until(deadline) => return,
+                more = self.notified(listener) => rows += more,
+            }
+        }
+    }
+
+    /// Waits for a NOTIFY about this relay's channel and returns the rows it announced.
+    /// A listener error (connection lost) returns at once, as one row: PgListener
+    /// reconnects on the next `recv`, and the polling interval keeps the relay moving
+    /// meanwhile.
+    pub(super) async fn notified(&self, listener: &mut PgListener) -> u64 {
+        loop {
+            match listener.recv().await {
+                Ok(notification) => {
+                    if let Some(rows) = announced_rows(notification.payload(), self.channel) {
+                        return rows;
+                    }
+                }
+                Err(_) => return 1,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_payload_names_its_channel_and_rows() {
+        assert_eq!(announced_rows("kafka 12", "kafka"), Some(12));
+        assert_eq!(announced_rows("as2-mdn 1", "kafka"), None);
+        assert_eq!(announced_rows("kafka", "kafka"), Some(1));
+        assert_eq!(announced_rows("", "kafka"), Some(1));
+        assert_eq!(announced_rows("kafka x", "kafka"), None);
+    }
+
+    fn settings() -> RelaySettings {
+        RelaySettings {
+            batch_size: 500,
+            linger_ms: 10,
+            max_linger_ms: 50,
+            linger_rows: 32,
+            ..RelaySettings::default()
+        }
+    }
+
+    #[test]
+    fn few_rows_wait_longest_enough_rows_the_shortest_and_a_full_batch_not_at_all() {
+        let ms = |rows| linger_for(rows, &settings()).as_millis();
+        assert_eq!((ms(1), ms(31)), (50, 50));
+        assert_eq!((ms(32), ms(499)), (10, 10));
+        assert_eq!(ms(500), 0);
+    }
+
+    #[test]
+    fn no_linger_means_none_whatever_the_rows() {
+        let settings = RelaySettings {
+            linger_ms: 0,
+            ..settings()
+        };
+        assert_eq!(linger_for(1, &settings), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_longest_linger_below_the_shortest_is_the_shortest() {
+        let settings = RelaySettings {
+            max_linger_ms: 0,
+            ..settings()
+        };
+        assert_eq!(linger_for(1, &settings), Duration::from_millis(10));
+    }
+}
