@@ -14,7 +14,7 @@ use tokio::time::Instant;
 /// The rows a NOTIFY announces for `channel`, or `None` when it is about another
 /// channel's rows. A payload without a count (written before migration 0025) counts as
 /// one row; an empty one (before migration 0008) names every channel.
-pub(crate) fn announced_rows(payload: &str, channel: &str) -> Option<u64> {
+fn announced_rows(payload: &str, channel: &str) -> Option<u64> {
     let (named, rows) = match payload.rsplit_once(' ') {
         Some((named, count)) => match count.parse() {
             Ok(rows) => (named, rows),
@@ -27,7 +27,7 @@ pub(crate) fn announced_rows(payload: &str, channel: &str) -> Option<u64> {
 
 /// How long after the first NOTIFY to wait in all, given the rows announced so far:
 /// none once a full batch waits, `linger_ms` once `linger_rows` do, else the longest.
-pub(crate) fn linger_for(rows: u64, settings: &RelaySettings) -> Duration {
+fn linger_for(rows: u64, settings: &RelaySettings) -> Duration {
     let millis = if settings.linger_ms == 0 || rows >= settings.batch_size.max(1) as u64 {
         0
     } else if rows >= settings.linger_rows {
