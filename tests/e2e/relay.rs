@@ -413,20 +413,14 @@ async fn a_kept_connection_the_server_terminated_is_replaced_at_the_next_claim()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commits_within_the_linger_share_one_batch() {
     let app = spawn_app().await;
-    let relay = Relay::new(
-        app.pool.clone(),
-        KafkaPublisher::new(&app.kafka).expect("producer"),
+    let (shutdown, running) = run_relay(
+        &app,
         RelaySettings {
             linger_ms: 5_000,
             poll_interval_ms: 60_000,
             ..RelaySettings::default()
         },
     );
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let running = tokio::spawn({
-        let shutdown = shutdown.clone();
-        async move { relay.run(shutdown).await }
-    });
     // The relay listens before its first drain: once a first row is SENT, it listens.
     commit_event(&app, "warm-up", 0).await;
     wait_until_sent(&app, 1).await;
@@ -446,17 +440,34 @@ async fn commits_within_the_linger_share_one_batch() {
     running.await.expect("join").expect("relay run");
 }
 
-/// A relay that lingers up to 5 s while fewer than two rows were announced, 10 ms once
-/// two were, started on `app`'s outbox; it has published its first rows.
-async fn lingering_relay(
-    app: &TestApp,
-) -> (
+type Running = (
     tokio_util::sync::CancellationToken,
     tokio::task::JoinHandle<Result<(), sqlx::Error>>,
-) {
+);
+
+/// A Kafka relay with `settings`, running on `app`'s outbox until the token is cancelled.
+fn run_relay(app: &TestApp, settings: RelaySettings) -> Running {
     let relay = Relay::new(
         app.pool.clone(),
         KafkaPublisher::new(&app.kafka).expect("producer"),
+        settings,
+    );
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move { relay.run(shutdown).await }
+    });
+    (shutdown, running)
+}
+
+/// A relay that lingers up to 5 s while fewer than two rows were announced, 10 ms once
+/// two were, started on `app`'s outbox; it has published its first rows.
+async fn lingering_relay(app: &TestApp) -> Running {
+    // Committed before the relay listens, so that no NOTIFY of it can wake the relay
+    // later, when its rows are long taken, and start a linger the test does not expect.
+    commit_events(app, &["warm-up-a", "warm-up-b"]).await;
+    let running = run_relay(
+        app,
         RelaySettings {
             linger_ms: 10,
             max_linger_ms: 5_000,
@@ -465,16 +476,8 @@ async fn lingering_relay(
             ..RelaySettings::default()
         },
     );
-    // Committed before the relay listens, so that no NOTIFY of it can wake the relay
-    // later, when its rows are long taken, and start a linger the test does not expect.
-    commit_events(app, &["warm-up-a", "warm-up-b"]).await;
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let running = tokio::spawn({
-        let shutdown = shutdown.clone();
-        async move { relay.run(shutdown).await }
-    });
     wait_until_sent(app, 2).await;
-    (shutdown, running)
+    running
 }
 
 /// One transaction committing one event for each of `aggregates`.
