@@ -483,11 +483,7 @@ async fn lingering_relay(app: &TestApp) -> Running {
 /// One transaction committing one event for each of `aggregates`.
 async fn commit_events(app: &TestApp, aggregates: &[&str]) {
     let events: Vec<NewEvent> = aggregates.iter().map(|a| event(app, a, 0)).collect();
-    let mut tx = app.pool.begin().await.expect("begin");
-    edihub_outbox::enqueue_all(&mut tx, &events)
-        .await
-        .expect("enqueue");
-    tx.commit().await.expect("commit");
+    app.commit_events(&events).await;
 }
 
 async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {

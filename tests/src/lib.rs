@@ -532,6 +532,15 @@ impl TestApp {
         tx.commit().await.expect("commit");
     }
 
+    /// Writes `events` to the outbox in one transaction (one statement), committed.
+    pub async fn commit_events(&self, events: &[edihub_outbox::NewEvent]) {
+        let mut tx = self.pool.begin().await.expect("begin");
+        edihub_outbox::enqueue_all(&mut tx, events)
+            .await
+            .expect("enqueue");
+        tx.commit().await.expect("commit");
+    }
+
     /// Every version of every object under `prefix` in the test bucket ("" for all).
     pub async fn object_versions(&self, prefix: &str) -> Vec<aws_sdk_s3::types::ObjectVersion> {
         let listed = (self.store.client().list_object_versions())
