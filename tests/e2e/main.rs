@@ -1,6 +1,7 @@
 //! End-to-end tests against the real local stack (PostgreSQL, tansu, moto S3).
 
 mod acknowledgement;
+mod archive_put;
 mod async_mdn;
 mod async_mdn_tls;
 mod audit_evidence;

@@ -49,18 +49,7 @@ struct Peer {
 
 impl Peer {
     fn start() -> Peer {
-        let venv = std::env::var_os("EDIHUB_VENV")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                    .join(".cache/edihub/venv")
-            });
-        let python = venv.join("bin/python");
-        assert!(
-            python.exists(),
-            "the pyas2lib venv is missing ({} not found): run `bash deploy/stack.sh up` first",
-            python.display()
-        );
+        let python = edihub_tests::venv_python();
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop/peer.py");
         let mut child = Command::new(&python)
             .arg(&script)

@@ -187,25 +187,10 @@ impl Drop for ReceivingPeer {
     }
 }
 
-fn venv_python() -> PathBuf {
-    let venv = std::env::var_os("EDIHUB_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/edihub/venv")
-        });
-    let python = venv.join("bin/python");
-    assert!(
-        python.exists(),
-        "the pyas2lib venv is missing ({} not found): run `bash deploy/stack.sh up` first",
-        python.display()
-    );
-    python
-}
-
 impl ReceivingPeer {
     /// Starts the partner on a free loopback port; returns once it listens.
     pub(crate) fn start(options: &ReceiverOptions) -> ReceivingPeer {
-        let python = venv_python();
+        let python = edihub_tests::venv_python();
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop/receiving_peer.py");
         let mut child = Command::new(&python)
             .arg(&script)

@@ -61,6 +61,24 @@ pub fn service_binary(name: &str) -> PathBuf {
     path
 }
 
+/// The Python of the venv `bash deploy/stack.sh up` makes (`$EDIHUB_VENV`, default
+/// `~/.cache/edihub/venv`), which holds pyas2lib, boto3 and moto. Panics without it:
+/// the tests that need it fail, they never skip.
+pub fn venv_python() -> PathBuf {
+    let venv = std::env::var_os("EDIHUB_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/edihub/venv")
+        });
+    let python = venv.join("bin/python");
+    assert!(
+        python.exists(),
+        "the venv is missing ({} not found): run `bash deploy/stack.sh up` first",
+        python.display()
+    );
+    python
+}
+
 /// A project fixture's path, relative to `fixtures/`.
 pub fn fixture_path(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

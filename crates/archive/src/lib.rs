@@ -27,7 +27,10 @@ pub mod verify;
 
 pub use handler::{ArchiveError, Archiver};
 pub use payloads::{ArchivedPayloadError, ArchivedPayloads};
-pub use store::{ArchiveStore, StoreError, object_key, retain_until};
+pub use store::{
+    AddressError, ArchiveStore, PutError, PutSetupError, Rejection, StoreError, object_key,
+    retain_until,
+};
 
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;

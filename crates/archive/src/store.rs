@@ -6,13 +6,11 @@ use aws_sdk_s3::config::{
     BehaviorVersion, Credentials, Region, RequestChecksumCalculation, ResponseChecksumValidation,
 };
 use aws_sdk_s3::error::DisplayErrorContext;
-use aws_sdk_s3::primitives::{ByteStream, DateTime as S3DateTime};
-use aws_sdk_s3::types::ObjectLockMode;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::{DateTime, Months, Utc};
 use edihub_config::S3Settings;
-use md5::{Digest, Md5};
+use put::LockedPut;
+pub use put::{AddressError, PutError, PutSetupError, Rejection};
+use std::sync::Arc;
 use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +22,12 @@ pub enum StoreError {
         operation: &'static str,
         message: String,
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("S3 PutObject {key} failed: {source}")]
+    Put {
+        key: String,
+        #[source]
+        source: PutError,
     },
     #[error("retention date out of range")]
     RetentionOutOfRange,
@@ -71,6 +75,7 @@ pub fn retain_until(received_at: DateTime<Utc>, years: u32) -> Option<DateTime<U
 #[derive(Clone, Debug)]
 pub struct ArchiveStore {
     client: Client,
+    puts: Arc<LockedPut>,
     bucket: String,
     retention_years: u32,
 }
@@ -87,7 +92,7 @@ impl ArchiveStore {
         let mut builder = aws_sdk_s3::Config::builder()
             .behavior_version(BehaviorVersion::latest())
             .region(Region::new(settings.region.clone()))
-            .credentials_provider(credentials)
+            .credentials_provider(credentials.clone())
             .force_path_style(settings.force_path_style)
             // We send Content-MD5 ourselves (Object Lock requires an integrity header);
             // the SDK's streaming trailer checksums are not understood by every S3 server.
@@ -98,6 +103,7 @@ impl ArchiveStore {
         }
         Self {
             client: Client::from_conf(builder.build()),
+            puts: Arc::new(LockedPut::new(settings, credentials)),
             bucket: settings.bucket.clone(),
             retention_years: settings.retention_years,
         }
@@ -160,21 +166,13 @@ impl ArchiveStore {
         content_type: &str,
         retain_until: DateTime<Utc>,
     ) -> Result<Option<String>, StoreError> {
-        let md5 = BASE64.encode(Md5::digest(&bytes));
-        let output = self
-            .client
-            .put_object()
-            .bucket(&self.bucket)
-            .key(key)
-            .content_type(content_type)
-            .content_md5(md5)
-            .object_lock_mode(ObjectLockMode::Compliance)
-            .object_lock_retain_until_date(S3DateTime::from_secs(retain_until.timestamp()))
-            .body(ByteStream::from(bytes))
-            .send()
+        self.puts
+            .put(key, bytes, content_type, retain_until)
             .await
-            .map_err(|e| s3_error("PutObject", e))?;
-        Ok(output.version_id().map(str::to_owned))
+            .map_err(|source| StoreError::Put {
+                key: key.to_owned(),
+                source,
+            })
     }
 
     pub async fn get(&self, key: &str, version_id: Option<&str>) -> Result<Vec<u8>, StoreError> {
@@ -243,6 +241,7 @@ impl ArchiveStore {
 
 mod hold;
 mod list;
+mod put;
 mod sink;
 mod stream;
 #[cfg(test)]
