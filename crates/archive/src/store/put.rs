@@ -141,11 +141,13 @@ impl LockedPut {
             self.path_style,
         )?;
         let tls = edihub_outbound_tls::client_config(&Default::default())?;
-        // No proxy from the environment: the endpoint is the one configured, as for the SDK.
+        // As the SDK: no proxy from the environment, the endpoint is the one configured;
+        // no redirect followed, S3's (a bucket in another region) is an error to read.
         let client = reqwest::Client::builder()
             .use_preconfigured_tls(tls)
             .connect_timeout(CONNECT_TIMEOUT)
             .read_timeout(READ_TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .user_agent(concat!("edihub/", env!("CARGO_PKG_VERSION")))
             .build()?;
