@@ -1,4 +1,4 @@
-//! The archive's locked PUT, which signs and sends its own requests (ADR 0011).
+//! The archive's locked PUT, which signs and sends its own requests (ADR 0008).
 //!
 //! moto, with its request authentication on, checks the signatures the way S3 does: it
 //! recomputes each with botocore's signer from the IAM key the request names. A recording
@@ -252,7 +252,13 @@ async fn slow_down_and_server_faults_are_tried_again() {
     assert_eq!(version.as_deref(), Some("v1"));
     let arrived = wire.arrived();
     assert_eq!(arrived.len(), 3, "{arrived:?}");
-    // Each attempt is signed anew; the body's digest stays.
+    // Every attempt is signed, over the same body.
+    assert!(
+        arrived
+            .iter()
+            .all(|a| a.headers.contains_key("authorization")),
+        "{arrived:?}"
+    );
     let digests: Vec<_> = arrived
         .iter()
         .map(|a| a.headers.get("x-amz-content-sha256").cloned())

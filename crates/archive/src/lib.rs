@@ -28,8 +28,8 @@ pub mod verify;
 pub use handler::{ArchiveError, Archiver};
 pub use payloads::{ArchivedPayloadError, ArchivedPayloads};
 pub use store::{
-    AddressError, ArchiveStore, PutError, PutSetupError, Rejection, StoreError, object_key,
-    retain_until,
+    AddressError, ArchiveStore, PutError, PutSetupError, Rejection, SignError, StoreError,
+    object_key, retain_until,
 };
 
 use chrono::{DateTime, Utc};

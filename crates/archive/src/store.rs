@@ -9,7 +9,7 @@ use aws_sdk_s3::error::DisplayErrorContext;
 use chrono::{DateTime, Months, Utc};
 use edihub_config::S3Settings;
 use put::LockedPut;
-pub use put::{AddressError, PutError, PutSetupError, Rejection};
+pub use put::{AddressError, PutError, PutSetupError, Rejection, SignError};
 use std::sync::Arc;
 use uuid::Uuid;
 

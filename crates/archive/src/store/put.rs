@@ -1,6 +1,6 @@
 //! PutObject with Object Lock, signed by the SDK's SigV4 signer and sent over one kept
 //! HTTP client, outside the SDK's request pipeline: that pipeline was most of the archive
-//! consumer's CPU for the six small PUTs of each message (ADR 0011). Everything else the
+//! consumer's CPU for the six small PUTs of each message (ADR 0008). Everything else the
 //! archive asks of S3 still goes through the SDK.
 
 use aws_sdk_s3::config::Credentials;
