@@ -93,7 +93,9 @@ impl Default for KafkaSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct S3Settings {
-    /// `None` means the provider's own endpoint (AWS).
+    /// `None` means the provider's own endpoint (AWS's regional one). The files and the
+    /// environment say so with an empty string: TOML has no null.
+    #[serde(deserialize_with = "empty_is_none")]
     pub endpoint: Option<String>,
     pub bucket: String,
     pub region: String,
@@ -117,6 +119,14 @@ impl Default for S3Settings {
             retention_years: 10,
         }
     }
+}
+
+/// An optional string whose empty value means none.
+fn empty_is_none<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    let value = Option::<String>::deserialize(deserializer)?;
+    Ok(value.filter(|value| !value.trim().is_empty()))
 }
 
 /// One trading partner (a partnership profile) the gateway accepts messages from.

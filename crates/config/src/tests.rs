@@ -48,3 +48,24 @@ fn a_bad_value_is_reported() {
     let err = load_from::<Sample>(Some(&file), |_| None).err().unwrap();
     assert!(err.to_string().contains("max_connections"), "{err}");
 }
+
+#[test]
+fn an_empty_s3_endpoint_is_the_providers_own() {
+    #[derive(Deserialize)]
+    struct WithS3 {
+        #[serde(default)]
+        s3: S3Settings,
+    }
+    let default: WithS3 = load_from(None, |_| None).unwrap();
+    assert_eq!(
+        default.s3.endpoint.as_deref(),
+        Some("http://127.0.0.1:9000")
+    );
+    let set: WithS3 = load_from(None, |name| {
+        (name == "S3_ENDPOINT").then(|| "https://minio.example".to_owned())
+    })
+    .unwrap();
+    assert_eq!(set.s3.endpoint.as_deref(), Some("https://minio.example"));
+    let empty: WithS3 = load_from(None, |name| (name == "S3_ENDPOINT").then(String::new)).unwrap();
+    assert_eq!(empty.s3.endpoint, None);
+}
