@@ -552,11 +552,7 @@ impl TestApp {
 
     /// Writes `events` to the outbox in one transaction (one statement), committed.
     pub async fn commit_events(&self, events: &[edihub_outbox::NewEvent]) {
-        let mut tx = self.pool.begin().await.expect("begin");
-        edihub_outbox::enqueue_all(&mut tx, events)
-            .await
-            .expect("enqueue");
-        tx.commit().await.expect("commit");
+        commit_events(&self.pool, events).await;
     }
 
     /// Every version of every object under `prefix` in the test bucket ("" for all).
@@ -638,6 +634,16 @@ pub fn envelope(record: &RecordView) -> Envelope {
         key: record.key.clone(),
         data: record.payload.clone(),
     }
+}
+
+/// Writes `events` to `pool`'s outbox in one transaction (one statement), committed, as
+/// a service's transaction leaves them.
+pub async fn commit_events(pool: &PgPool, events: &[edihub_outbox::NewEvent]) {
+    let mut tx = pool.begin().await.expect("begin");
+    edihub_outbox::enqueue_all(&mut tx, events)
+        .await
+        .expect("enqueue");
+    tx.commit().await.expect("commit");
 }
 
 /// Polls `condition` until it returns `Some` or `timeout` passes (then panics with

@@ -97,11 +97,7 @@ fn event(aggregate: &str, topic: &str, event_type: &str, n: usize) -> NewEvent {
 }
 
 async fn commit(hub: &Hub, events: &[NewEvent]) {
-    let mut tx = hub.pool.begin().await.expect("begin");
-    edihub_outbox::enqueue_all(&mut tx, events)
-        .await
-        .expect("enqueue");
-    tx.commit().await.expect("commit");
+    edihub_tests::commit_events(&hub.pool, events).await;
 }
 
 async fn wait_until_sent(hub: &Hub, topic: &str, events: usize) {
