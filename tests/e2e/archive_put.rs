@@ -36,6 +36,8 @@ impl AuthenticatingMoto {
             .spawn()
             .expect("start moto");
         let endpoint = format!("http://127.0.0.1:{port}");
+        // Held before the set-up, so that its Drop stops moto if the set-up panics; the
+        // key is filled in once the IAM user exists.
         let mut moto = Self {
             child,
             endpoint,
