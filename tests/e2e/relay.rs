@@ -527,6 +527,31 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     running.await.expect("join").expect("relay run");
 }
 
+/// Each outbox channel has a NOTIFY channel of its own, whose payload is the rows a
+/// statement committed (migration 0026): a relay hears its own channel's commits and
+/// not another's. The MDN row commits first, so its NOTIFY, were it heard, would come
+/// first.
+#[tokio::test]
+async fn a_relay_hears_only_its_own_channels_commits() {
+    let app = spawn_app().await;
+    let mut listener = sqlx::postgres::PgListener::connect_with(&app.pool)
+        .await
+        .expect("listener");
+    let kafka = edihub_outbox::notify_channel(edihub_outbox::channels::KAFKA);
+    listener.listen(&kafka).await.expect("listen");
+    let mut conn = app.pool.acquire().await.expect("connection");
+    let mdn = event(&app, "mdn", 0);
+    edihub_outbox::enqueue_on(&mut conn, edihub_outbox::channels::AS2_MDN, &mdn)
+        .await
+        .expect("an MDN row");
+    commit_events(&app, &["kafka-a", "kafka-b"]).await;
+    let heard = tokio::time::timeout(Duration::from_secs(10), listener.recv())
+        .await
+        .expect("a NOTIFY within 10 s")
+        .expect("a NOTIFY");
+    assert_eq!((heard.channel(), heard.payload()), (kafka.as_str(), "2"));
+}
+
 /// A relay keeps its connections between batches, and hands them back when it stops:
 /// the pool can then be closed (closing waits for every connection handed out).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

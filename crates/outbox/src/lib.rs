@@ -14,7 +14,7 @@ pub mod purge;
 mod relay;
 
 pub use publish::{PublishError, Publisher};
-pub use relay::{CLAIM, Relay, StepReport, backoff_delay};
+pub use relay::{CLAIM, Relay, StepReport, backoff_delay, notify_channel};
 
 /// Where a row goes once committed: each channel has its own relay.
 pub mod channels {

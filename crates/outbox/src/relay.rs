@@ -58,8 +58,11 @@ pub const CLAIM: &str = "
     FROM claimed c
     ORDER BY c.seq";
 
-/// The channel the `outbox_notify` trigger signals on commit.
-pub const NOTIFY_CHANNEL: &str = "outbox_pending";
+/// The NOTIFY channel the `outbox_notify` trigger signals when rows of the outbox
+/// channel `channel` commit; the payload is how many.
+pub fn notify_channel(channel: &str) -> String {
+    format!("outbox_pending:{channel}")
+}
 
 /// What one step did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -284,7 +287,7 @@ impl<P: Publisher> Relay<P> {
     /// before returning.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
-        listener.listen(NOTIFY_CHANNEL).await?;
+        listener.listen(&notify_channel(self.channel)).await?;
         let poll = Duration::from_millis(self.settings.poll_interval_ms);
         while !shutdown.is_cancelled() {
             match self.drain_until(&shutdown).await {

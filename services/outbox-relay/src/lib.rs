@@ -3,6 +3,7 @@
 
 mod claim_checks;
 mod outbound;
+mod own_thread;
 
 pub use outbound::OutboundRelay;
 
@@ -80,7 +81,18 @@ pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Res
         true => Some(OutboundRelay::build(&settings, pool.clone()).await?),
         false => None,
     };
-    let relay = Relay::new(pool, publisher.clone(), settings.relay);
+    let relay = {
+        let (database, settings, publisher) = (
+            settings.database.clone(),
+            settings.relay.clone(),
+            publisher.clone(),
+        );
+        let shutdown = shutdown.clone();
+        own_thread::spawn("kafka relay", move || async move {
+            let pool = edihub_db::pool(&database)?;
+            Relay::new(pool, publisher, settings).run(shutdown).await
+        })?
+    };
     // The producer is flushed after a clean stop only: on an error the process exits.
     let work = {
         let shutdown = shutdown.clone();
@@ -90,12 +102,23 @@ pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Res
                     outbound.run(shutdown.clone()).await;
                 }
             };
-            let (stopped, ()) = tokio::join!(relay.run(shutdown.clone()), sending);
-            stopped.inspect(|()| publisher.flush(Duration::from_secs(10)))
+            let (stopped, ()) = tokio::join!(relay, sending);
+            stopped.map_err(|_| RelayStopped::ThreadLost)??;
+            publisher.flush(Duration::from_secs(10));
+            Ok::<(), RelayStopped>(())
         }
     };
     component::run(&settings.ops_listen, probe, work, shutdown).await?;
     Ok(())
+}
+
+/// Why the Kafka relay stopped other than by shutdown.
+#[derive(Debug, thiserror::Error)]
+enum RelayStopped {
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    #[error("the Kafka relay's thread ended without an outcome (it panicked)")]
+    ThreadLost,
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! How long the relay waits after a NOTIFY before it claims. Each NOTIFY names the
-//! channel of the rows a statement committed and how many there were ("kafka 3"), so
+//! How long the relay waits after a NOTIFY before it claims. Each NOTIFY, on its
+//! channel's own NOTIFY channel, says how many rows a statement committed ("3"), so
 //! the relay knows how many rows have gathered: it waits `linger_ms` once enough for a
 //! batch were announced (`linger_rows`), and up to `max_linger_ms` while fewer were.
 //! A low, steady rate is then published in batches of many rows rather than a handful,
@@ -11,18 +11,10 @@ use sqlx::postgres::PgListener;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// The rows a NOTIFY announces for `channel`, or `None` when it is about another
-/// channel's rows. A payload without a count (written before migration 0025) counts as
-/// one row; an empty one (before migration 0008) names every channel.
-fn announced_rows(payload: &str, channel: &str) -> Option<u64> {
-    let (named, rows) = match payload.rsplit_once(' ') {
-        Some((named, count)) => match count.parse() {
-            Ok(rows) => (named, rows),
-            Err(_) => (payload, 1),
-        },
-        None => (payload, 1),
-    };
-    (named.is_empty() || named == channel).then_some(rows)
+/// The rows a NOTIFY announces: its payload is their count. One that is not a count
+/// counts as one row.
+fn announced_rows(payload: &str) -> u64 {
+    payload.parse().unwrap_or(1)
 }
 
 /// How long after the first NOTIFY to wait in all, given the rows announced so far:
@@ -55,20 +47,14 @@ impl<P> Relay<P> {
         }
     }
 
-    /// Waits for a NOTIFY about this relay's channel and returns the rows it announced.
-    /// A listener error (connection lost) returns at once, as one row: PgListener
-    /// reconnects on the next `recv`, and the polling interval keeps the relay moving
-    /// meanwhile.
+    /// Waits for a NOTIFY (the listener hears this relay's channel only) and returns
+    /// the rows it announced. A listener error (connection lost) returns at once, as
+    /// one row: PgListener reconnects on the next `recv`, and the polling interval keeps
+    /// the relay moving meanwhile.
     pub(super) async fn notified(&self, listener: &mut PgListener) -> u64 {
-        loop {
-            match listener.recv().await {
-                Ok(notification) => {
-                    if let Some(rows) = announced_rows(notification.payload(), self.channel) {
-                        return rows;
-                    }
-                }
-                Err(_) => return 1,
-            }
+        match listener.recv().await {
+            Ok(notification) => announced_rows(notification.payload()),
+            Err(_) => 1,
         }
     }
 }
@@ -78,12 +64,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_payload_names_its_channel_and_rows() {
-        assert_eq!(announced_rows("kafka 12", "kafka"), Some(12));
-        assert_eq!(announced_rows("as2-mdn 1", "kafka"), None);
-        assert_eq!(announced_rows("kafka", "kafka"), Some(1));
-        assert_eq!(announced_rows("", "kafka"), Some(1));
-        assert_eq!(announced_rows("kafka x", "kafka"), None);
+    fn a_payload_is_the_rows_committed() {
+        assert_eq!(announced_rows("12"), 12);
+        assert_eq!(announced_rows(""), 1);
+        assert_eq!(announced_rows("kafka 3"), 1);
     }
 
     fn settings() -> RelaySettings {
