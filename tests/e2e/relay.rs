@@ -527,6 +527,38 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     running.await.expect("join").expect("relay run");
 }
 
+/// A record librdkafka refuses at once (larger than `message.max.bytes`) fails alone,
+/// in its place in the batch: the rows before and after it are sent, it waits for a
+/// retry with librdkafka's reason as its `last_error`.
+#[tokio::test]
+async fn a_refused_record_fails_alone_in_its_batch() {
+    let app = spawn_app().await;
+    let oversized = "x".repeat(1_200_000);
+    let events = [
+        event(&app, "before", 0),
+        app.test_event("oversized", serde_json::json!({ "filler": oversized })),
+        event(&app, "after", 0),
+    ];
+    app.commit_events(&events).await;
+    let relay = Relay::new(
+        app.pool.clone(),
+        KafkaPublisher::new(&app.kafka).expect("producer"),
+        RelaySettings::default(),
+    );
+    let report = relay.step().await.expect("step");
+    assert_eq!((report.sent, report.retried), (2, 1), "{report:?}");
+    let (status, last_error): (String, Option<String>) =
+        sqlx::query_as("SELECT status, last_error FROM outbox WHERE aggregate_id = 'oversized'")
+            .fetch_one(&app.pool)
+            .await
+            .expect("the refused row");
+    assert_eq!(status, "PENDING");
+    let last_error = last_error.unwrap_or_default();
+    assert!(last_error.contains("too large"), "{last_error}");
+    let by_key = sequences_on_topic(&app, 2).await;
+    assert_eq!((by_key["before"].len(), by_key["after"].len()), (1, 1));
+}
+
 /// Each outbox channel has a NOTIFY channel of its own, whose payload is the rows a
 /// statement committed (migration 0026): a relay hears its own channel's commits and
 /// not another's. The MDN row commits first, so its NOTIFY, were it heard, would come
