@@ -82,7 +82,7 @@ pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Res
         false => None,
     };
     let relay = {
-        let (database, settings, publisher) = (
+        let (database, relay_settings, publisher) = (
             settings.database.clone(),
             settings.relay.clone(),
             publisher.clone(),
@@ -90,7 +90,9 @@ pub async fn run(settings: Settings, shutdown: CancellationToken) -> anyhow::Res
         let shutdown = shutdown.clone();
         own_thread::spawn("kafka relay", move || async move {
             let pool = edihub_db::pool(&database)?;
-            Relay::new(pool, publisher, settings).run(shutdown).await
+            Relay::new(pool, publisher, relay_settings)
+                .run(shutdown)
+                .await
         })?
     };
     // The producer is flushed after a clean stop only: on an error the process exits.
