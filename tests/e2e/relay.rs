@@ -527,6 +527,44 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     running.await.expect("join").expect("relay run");
 }
 
+/// A message's later events commit together, one transaction after its first, and
+/// become heads only when the batch that holds the one before them commits. Fewer than
+/// `linger_rows` of them wait for the next linger instead of a batch of their own: a
+/// commit 300 ms later shares their batch. Claimed at once, they would have been
+/// published long before it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_few_followers_wait_for_the_next_linger() {
+    let app = spawn_app().await;
+    let (shutdown, running) = lingering_relay(&app).await;
+    let chain = [event(&app, "chain", 0), event(&app, "chain", 1)];
+    app.commit_events(&chain).await;
+    // The scenario's spacing, not a synchronisation: the second commit comes later.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    commit_event(&app, "later", 0).await;
+    wait_until_sent(&app, 5).await;
+    let sql = "SELECT count(DISTINCT sent_at) FROM outbox
+               WHERE aggregate_id = 'later' OR (aggregate_id = 'chain' AND payload->>'n' = '1')";
+    assert_eq!(app.count(sql).await, 1, "the follower and the later row");
+    assert_eq!(batches_of(&app, "'chain'").await, 2);
+    assert_eq!(sequences_on_topic(&app, 5).await["chain"], [0, 1]);
+    shutdown.cancel();
+    running.await.expect("join").expect("relay run");
+}
+
+/// Deferred followers are published even when nothing else commits: the linger they
+/// wait for needs no NOTIFY (none comes for them) and ends at `max_linger_ms`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_followers_are_published_without_a_later_commit() {
+    let app = spawn_app().await;
+    let (shutdown, running) = lingering_relay(&app).await;
+    let chain = [event(&app, "alone", 0), event(&app, "alone", 1)];
+    app.commit_events(&chain).await;
+    wait_until_sent(&app, 4).await;
+    assert_eq!(batches_of(&app, "'alone'").await, 2);
+    shutdown.cancel();
+    running.await.expect("join").expect("relay run");
+}
+
 /// A record librdkafka refuses at once (larger than `message.max.bytes`) fails alone,
 /// in its place in the batch: the rows before and after it are sent, it waits for a
 /// retry with librdkafka's reason as its `last_error`.

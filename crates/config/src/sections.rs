@@ -473,9 +473,12 @@ pub struct RelaySettings {
     pub linger_ms: u64,
     /// While the commits announced since the NOTIFY hold fewer than `linger_rows` rows,
     /// the relay waits up to this long instead, so that a low rate is still published
-    /// in batches. The latency it adds is at most this.
+    /// in batches. The latency it adds is at most this (per event of an aggregate:
+    /// a message's later events wait for a linger of their own, see `linger_rows`).
     pub max_linger_ms: u64,
     /// The rows a batch should gather before the relay stops lingering at `linger_ms`.
+    /// Fewer rows than this left waiting behind a drain's last batch (later events of
+    /// its aggregates) wait for the next linger rather than go in a batch of their own.
     pub linger_rows: u64,
     /// After this many failed attempts a row becomes FAILED (the dead letter).
     pub max_attempts: i32,

@@ -126,22 +126,30 @@ impl<P: Publisher> Relay<P> {
     /// heads). N+1 therefore holds only aggregates whose earlier events are already
     /// SENT, which is what makes it safe to publish it once N is done.
     pub async fn drain(&self) -> Result<StepReport, sqlx::Error> {
-        self.drain_until(&CancellationToken::new()).await
+        let drained = self.drain_until(&CancellationToken::new(), false).await?;
+        Ok(drained.report)
     }
 
-    async fn drain_until(&self, shutdown: &CancellationToken) -> Result<StepReport, sqlx::Error> {
+    /// [`Relay::drain`], except that with `defer_followers`, the few rows waiting behind
+    /// a short batch ([`linger::defer_followers`]) are left for the next linger to
+    /// gather with the rows committed meanwhile: the drain returns how many.
+    async fn drain_until(
+        &self,
+        shutdown: &CancellationToken,
+        defer_followers: bool,
+    ) -> Result<Drained, sqlx::Error> {
         let mut total = StepReport::default();
         let mut current = self.claim().await?;
         // Whether a batch committed after `current` was claimed and had rows waiting
         // behind it: `current`'s claim could not see them as heads.
         let mut followers_unclaimed = false;
         loop {
-            let has_followers = current.has_followers;
+            let followers = current.followers;
             let full = current.records.len() as i64 >= self.settings.batch_size;
             if shutdown.is_cancelled() {
                 // Finish what is claimed, claim nothing more.
                 total.add(self.finish(current, false).await?.0);
-                return Ok(total);
+                return Ok(Drained::all(total));
             }
             if full {
                 let (finished, following) = tokio::join!(self.finish(current, false), self.claim());
@@ -149,19 +157,29 @@ impl<P: Publisher> Relay<P> {
                 // back: those rows are claimed again later.
                 total.add(finished?.0);
                 current = following?;
-                followers_unclaimed = has_followers;
+                followers_unclaimed = followers > 0;
                 continue;
             }
+            // Rows behind a batch that overlapped this claim are of unknown number: they
+            // are claimed at once, as are followers when there is no linger to wait for.
+            let deferred = defer_followers
+                && !followers_unclaimed
+                && linger::defer_followers(followers, &self.settings);
             // A short batch took every claimable row there was: claim again only for the
             // rows that wait behind it or behind the batch before, in the commit's message.
-            let (report, next) = self
-                .finish(current, has_followers || followers_unclaimed)
-                .await?;
+            let claim_next = !deferred && (followers > 0 || followers_unclaimed);
+            let (report, next) = self.finish(current, claim_next).await?;
             total.add(report);
             followers_unclaimed = false;
             match next {
                 Some(next) => current = next,
-                None => return Ok(total),
+                None if deferred => {
+                    return Ok(Drained {
+                        report: total,
+                        deferred: followers,
+                    });
+                }
+                None => return Ok(Drained::all(total)),
             }
         }
     }
@@ -283,22 +301,35 @@ impl<P: Publisher> Relay<P> {
     /// Drains ([`Relay::drain`]) until `shutdown`: after each drain, waits for a
     /// NOTIFY or the polling interval, whichever comes first. After a NOTIFY it lingers
     /// ([`linger`]) so that a steady low rate is published in batches rather than one
-    /// row at a time, each at a batch's full cost. The batch in flight is finished
-    /// before returning.
+    /// row at a time, each at a batch's full cost. A drain that left a few followers
+    /// behind its last batch lingers at once, for them and whatever commits meanwhile,
+    /// rather than publish them in a small batch of their own. The batch in flight is
+    /// finished before returning.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(&notify_channel(self.channel)).await?;
         let poll = Duration::from_millis(self.settings.poll_interval_ms);
         while !shutdown.is_cancelled() {
-            match self.drain_until(&shutdown).await {
-                Ok(report) if report.claimed > 0 => tracing::debug!(?report, "relay drain"),
-                Ok(_) => {}
-                Err(error) => tracing::error!(%error, "relay step failed"),
-            }
-            let rows = tokio::select! {
-                _ = shutdown.cancelled() => break,
-                rows = self.notified(&mut listener) => rows,
-                _ = tokio::time::sleep(poll) => continue,
+            let deferred = match self.drain_until(&shutdown, true).await {
+                Ok(drained) => {
+                    if drained.report.claimed > 0 {
+                        tracing::debug!(report = ?drained.report, drained.deferred, "relay drain");
+                    }
+                    drained.deferred
+                }
+                Err(error) => {
+                    tracing::error!(%error, "relay step failed");
+                    0
+                }
+            };
+            // Deferred followers linger as if a NOTIFY had announced them: no NOTIFY will.
+            let rows = match deferred {
+                0 => tokio::select! {
+                    _ = shutdown.cancelled() => break,
+                    rows = self.notified(&mut listener) => rows,
+                    _ = tokio::time::sleep(poll) => continue,
+                },
+                deferred => deferred,
             };
             tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -373,25 +404,42 @@ fn count_outcomes(report: &StepReport) {
 struct Claimed {
     session: Session,
     records: Vec<OutboxRecord>,
-    /// Whether a later PENDING row of one of its aggregates waits behind it.
-    has_followers: bool,
+    /// How many of its rows have a later PENDING row of their aggregate waiting behind
+    /// them: at least that many rows become heads when the batch commits.
+    followers: u64,
 }
 
 impl Claimed {
     fn from_rows(session: Session, rows: &[PgRow]) -> Result<Self, sqlx::Error> {
         let mut records = Vec::with_capacity(rows.len());
-        let mut has_followers = false;
+        let mut followers = 0;
         for row in rows {
             let row = ClaimedRow::from_row(row)?;
-            has_followers |= row.has_follower;
+            followers += u64::from(row.has_follower);
             records.push(row.record);
         }
         tracing::trace!(rows = records.len(), "claimed");
         Ok(Self {
             session,
             records,
-            has_followers,
+            followers,
         })
+    }
+}
+
+/// What a drain published, and the followers it left for the next linger.
+struct Drained {
+    report: StepReport,
+    deferred: u64,
+}
+
+impl Drained {
+    /// A drain that left nothing claimable behind.
+    fn all(report: StepReport) -> Self {
+        Self {
+            report,
+            deferred: 0,
+        }
     }
 }
 

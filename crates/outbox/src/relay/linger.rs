@@ -30,6 +30,15 @@ fn linger_for(rows: u64, settings: &RelaySettings) -> Duration {
     Duration::from_millis(millis)
 }
 
+/// Whether the `followers` waiting behind a short batch, which become heads when it
+/// commits, should wait for the next linger rather than be claimed at once: when there
+/// is a linger, and they are too few to be worth a batch of their own. A message's
+/// later events commit together, one transaction after its first, so at a low rate a
+/// drain would otherwise publish each generation of them in a small batch of its own.
+pub(super) fn defer_followers(followers: u64, settings: &RelaySettings) -> bool {
+    settings.linger_ms > 0 && followers < settings.linger_rows
+}
+
 impl<P> Relay<P> {
     /// Lets more commits gather after a NOTIFY that announced `rows`: returns when
     /// [`linger_for`] the rows announced since then has passed.
@@ -95,6 +104,18 @@ mod tests {
             ..settings()
         };
         assert_eq!(linger_for(1, &settings), Duration::ZERO);
+    }
+
+    #[test]
+    fn few_followers_wait_for_the_next_linger_enough_are_claimed_at_once() {
+        assert!(defer_followers(1, &settings()));
+        assert!(defer_followers(31, &settings()));
+        assert!(!defer_followers(32, &settings()));
+        let no_linger = RelaySettings {
+            linger_ms: 0,
+            ..settings()
+        };
+        assert!(!defer_followers(1, &no_linger));
     }
 
     #[test]
