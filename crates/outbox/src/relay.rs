@@ -162,24 +162,27 @@ impl<P: Publisher> Relay<P> {
             }
             // Rows behind a batch that overlapped this claim are of unknown number: they
             // are claimed at once, as are followers when there is no linger to wait for.
-            let deferred = defer_followers
+            let deferred = match defer_followers
                 && !followers_unclaimed
-                && linger::defer_followers(followers, &self.settings);
+                && linger::defer_followers(followers, &self.settings)
+            {
+                true => followers,
+                false => 0,
+            };
             // A short batch took every claimable row there was: claim again only for the
             // rows that wait behind it or behind the batch before, in the commit's message.
-            let claim_next = !deferred && (followers > 0 || followers_unclaimed);
+            let claim_next = deferred == 0 && (followers > 0 || followers_unclaimed);
             let (report, next) = self.finish(current, claim_next).await?;
             total.add(report);
             followers_unclaimed = false;
             match next {
                 Some(next) => current = next,
-                None if deferred => {
+                None => {
                     return Ok(Drained {
                         report: total,
-                        deferred: followers,
+                        deferred,
                     });
                 }
-                None => return Ok(Drained::all(total)),
             }
         }
     }
