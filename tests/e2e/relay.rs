@@ -413,7 +413,7 @@ async fn a_kept_connection_the_server_terminated_is_replaced_at_the_next_claim()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commits_within_the_linger_share_one_batch() {
     let app = spawn_app().await;
-    let (shutdown, running) = run_relay(
+    let relay = run_relay(
         &app,
         RelaySettings {
             linger_ms: 5_000,
@@ -429,15 +429,9 @@ async fn commits_within_the_linger_share_one_batch() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     commit_event(&app, "second", 0).await;
     wait_until_sent(&app, 3).await;
-    let batches = app
-        .count(
-            "SELECT count(DISTINCT sent_at) FROM outbox
-             WHERE aggregate_id IN ('first', 'second')",
-        )
-        .await;
+    let batches = batches_of(&app, "'first', 'second'").await;
     assert_eq!(batches, 1, "both rows published by one batch");
-    shutdown.cancel();
-    running.await.expect("join").expect("relay run");
+    stop(relay).await;
 }
 
 type Running = (
@@ -458,6 +452,12 @@ fn run_relay(app: &TestApp, settings: RelaySettings) -> Running {
         async move { relay.run(shutdown).await }
     });
     (shutdown, running)
+}
+
+/// Stops a relay started by [`run_relay`] and waits until it has finished its batch.
+async fn stop((shutdown, running): Running) {
+    shutdown.cancel();
+    running.await.expect("join").expect("relay run");
 }
 
 /// A relay that lingers up to 5 s while fewer than two rows were announced, 10 ms once
@@ -498,15 +498,14 @@ async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_of_few_rows_lingers_until_more_arrive() {
     let app = spawn_app().await;
-    let (shutdown, running) = lingering_relay(&app).await;
+    let relay = lingering_relay(&app).await;
     commit_event(&app, "first", 0).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_millis(300)).await;
     commit_event(&app, "second", 0).await;
     wait_until_sent(&app, 4).await;
     assert_eq!(batches_of(&app, "'first', 'second'").await, 1);
-    shutdown.cancel();
-    running.await.expect("join").expect("relay run");
+    stop(relay).await;
 }
 
 /// A commit whose NOTIFY announces `linger_rows` rows (the count rides on the payload,
@@ -515,7 +514,7 @@ async fn a_commit_of_few_rows_lingers_until_more_arrive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     let app = spawn_app().await;
-    let (shutdown, running) = lingering_relay(&app).await;
+    let relay = lingering_relay(&app).await;
     commit_events(&app, &["first-a", "first-b"]).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -523,8 +522,7 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     wait_until_sent(&app, 6).await;
     let both = "'first-a', 'first-b', 'second-a', 'second-b'";
     assert_eq!(batches_of(&app, both).await, 2);
-    shutdown.cancel();
-    running.await.expect("join").expect("relay run");
+    stop(relay).await;
 }
 
 /// A message's later events commit together, one transaction after its first, and
@@ -535,7 +533,7 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_few_followers_wait_for_the_next_linger() {
     let app = spawn_app().await;
-    let (shutdown, running) = lingering_relay(&app).await;
+    let relay = lingering_relay(&app).await;
     let chain = [event(&app, "chain", 0), event(&app, "chain", 1)];
     app.commit_events(&chain).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
@@ -547,8 +545,7 @@ async fn a_few_followers_wait_for_the_next_linger() {
     assert_eq!(app.count(sql).await, 1, "the follower and the later row");
     assert_eq!(batches_of(&app, "'chain'").await, 2);
     assert_eq!(sequences_on_topic(&app, 5).await["chain"], [0, 1]);
-    shutdown.cancel();
-    running.await.expect("join").expect("relay run");
+    stop(relay).await;
 }
 
 /// Deferred followers are published even when nothing else commits: the linger they
@@ -556,13 +553,12 @@ async fn a_few_followers_wait_for_the_next_linger() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deferred_followers_are_published_without_a_later_commit() {
     let app = spawn_app().await;
-    let (shutdown, running) = lingering_relay(&app).await;
+    let relay = lingering_relay(&app).await;
     let chain = [event(&app, "alone", 0), event(&app, "alone", 1)];
     app.commit_events(&chain).await;
     wait_until_sent(&app, 4).await;
     assert_eq!(batches_of(&app, "'alone'").await, 2);
-    shutdown.cancel();
-    running.await.expect("join").expect("relay run");
+    stop(relay).await;
 }
 
 /// A record librdkafka refuses at once (larger than `message.max.bytes`) fails alone,
