@@ -460,9 +460,9 @@ async fn stop((shutdown, running): Running) {
     running.await.expect("join").expect("relay run");
 }
 
-/// A relay that lingers up to 5 s while fewer than two rows were announced, 10 ms once
-/// two were, started on `app`'s outbox; it has published its first rows.
-async fn lingering_relay(app: &TestApp) -> Running {
+/// A relay that lingers up to `max_linger_ms` while fewer than two rows were announced,
+/// 10 ms once two were, started on `app`'s outbox; it has published its first rows.
+async fn lingering_relay(app: &TestApp, max_linger_ms: u64) -> Running {
     // Committed before the relay listens, so that no NOTIFY of it can wake the relay
     // later, when its rows are long taken, and start a linger the test does not expect.
     commit_events(app, &["warm-up-a", "warm-up-b"]).await;
@@ -470,7 +470,7 @@ async fn lingering_relay(app: &TestApp) -> Running {
         app,
         RelaySettings {
             linger_ms: 10,
-            max_linger_ms: 5_000,
+            max_linger_ms,
             linger_rows: 2,
             poll_interval_ms: 60_000,
             ..RelaySettings::default()
@@ -494,11 +494,13 @@ async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {
 
 /// A commit of fewer rows than `linger_rows` keeps the relay lingering up to
 /// `max_linger_ms`: a commit 300 ms later shares its batch, where `linger_ms` alone
-/// would have published the first long before.
+/// would have published the first long before. The relay looks at the NOTIFYs while it
+/// lingers, so the second commit's ends the linger: with a longest linger of two
+/// minutes, the rows would not be SENT within the 30 s the test waits otherwise.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_of_few_rows_lingers_until_more_arrive() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app).await;
+    let relay = lingering_relay(&app, 120_000).await;
     commit_event(&app, "first", 0).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -514,7 +516,7 @@ async fn a_commit_of_few_rows_lingers_until_more_arrive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app).await;
+    let relay = lingering_relay(&app, 5_000).await;
     commit_events(&app, &["first-a", "first-b"]).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -533,7 +535,7 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_few_followers_wait_for_the_next_linger() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app).await;
+    let relay = lingering_relay(&app, 5_000).await;
     let chain = [event(&app, "chain", 0), event(&app, "chain", 1)];
     app.commit_events(&chain).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
@@ -553,7 +555,7 @@ async fn a_few_followers_wait_for_the_next_linger() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deferred_followers_are_published_without_a_later_commit() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app).await;
+    let relay = lingering_relay(&app, 5_000).await;
     let chain = [event(&app, "alone", 0), event(&app, "alone", 1)];
     app.commit_events(&chain).await;
     wait_until_sent(&app, 4).await;

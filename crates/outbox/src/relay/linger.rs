@@ -4,9 +4,14 @@
 //! batch were announced (`linger_rows`), and up to `max_linger_ms` while fewer were.
 //! A low, steady rate is then published in batches of many rows rather than a handful,
 //! each at a batch's full cost, and a high rate waits no longer than before.
+//!
+//! While it lingers, the relay does not wake for each NOTIFY: it looks every
+//! `linger_ms` at those that arrived meanwhile, reading them together. At a low rate
+//! every commit sends one, and waking for each cost the relay more than its batches.
 
 use super::Relay;
 use edihub_config::RelaySettings;
+use futures::FutureExt;
 use sqlx::postgres::PgListener;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -30,6 +35,15 @@ fn linger_for(rows: u64, settings: &RelaySettings) -> Duration {
     Duration::from_millis(millis)
 }
 
+/// How long to sleep before the next look at the NOTIFYs, `elapsed` into a linger that
+/// has heard of `rows`: `None` once the linger is over. Looks come every `linger_ms`, so
+/// a linger ends at most `linger_ms` after enough rows were announced.
+fn next_look(rows: u64, elapsed: Duration, settings: &RelaySettings) -> Option<Duration> {
+    let left = linger_for(rows, settings).saturating_sub(elapsed);
+    let step = Duration::from_millis(settings.linger_ms.max(1));
+    (!left.is_zero()).then(|| left.min(step))
+}
+
 /// Whether the `followers` waiting behind a short batch, which become heads when it
 /// commits, should wait for the next linger rather than be claimed at once: when there
 /// is a linger, and they are too few to be worth a batch of their own. A message's
@@ -41,18 +55,13 @@ pub(super) fn defer_followers(followers: u64, settings: &RelaySettings) -> bool 
 
 impl<P> Relay<P> {
     /// Lets more commits gather after a NOTIFY that announced `rows`: returns when
-    /// [`linger_for`] the rows announced since then has passed.
+    /// [`linger_for`] the rows announced since then has passed, as seen at the looks
+    /// [`next_look`] spaces.
     pub(super) async fn linger(&self, listener: &mut PgListener, mut rows: u64) {
         let started = Instant::now();
-        loop {
-            let deadline = started + linger_for(rows, &self.settings);
-            if Instant::now() >= deadline {
-                return;
-            }
-            tokio::select! {
-                _ = tokio::time::sleep_until(deadline) => return,
-                more = self.notified(listener) => rows += more,
-            }
+        while let Some(sleep) = next_look(rows, started.elapsed(), &self.settings) {
+            tokio::time::sleep(sleep).await;
+            rows += heard(listener);
         }
     }
 
@@ -66,6 +75,17 @@ impl<P> Relay<P> {
             Err(_) => 1,
         }
     }
+}
+
+/// The rows announced by the NOTIFYs that have already arrived, read without waiting
+/// for more. A lost connection ends the reading: the next [`Relay::notified`]
+/// reconnects, and what committed meanwhile is claimed by the drain after this linger.
+fn heard(listener: &mut PgListener) -> u64 {
+    let mut rows = 0;
+    while let Some(Ok(Some(notification))) = listener.try_recv().now_or_never() {
+        rows += announced_rows(notification.payload());
+    }
+    rows
 }
 
 #[cfg(test)]
@@ -116,6 +136,28 @@ mod tests {
             ..settings()
         };
         assert!(!defer_followers(1, &no_linger));
+    }
+
+    #[test]
+    fn looks_come_every_linger_ms_until_the_linger_is_over() {
+        let look = |rows, ms| next_look(rows, Duration::from_millis(ms), &settings());
+        let ms = Duration::from_millis;
+        assert_eq!(look(1, 0), Some(ms(10)));
+        assert_eq!(look(1, 10), Some(ms(10)));
+        assert_eq!(look(1, 45), Some(ms(5)));
+        assert_eq!(look(1, 50), None);
+        assert_eq!(look(32, 4), Some(ms(6)));
+        assert_eq!(look(32, 10), None);
+        assert_eq!(look(500, 0), None);
+    }
+
+    #[test]
+    fn a_linger_of_zero_ms_has_no_look() {
+        let settings = RelaySettings {
+            linger_ms: 0,
+            ..settings()
+        };
+        assert_eq!(next_look(1, Duration::ZERO, &settings), None);
     }
 
     #[test]
