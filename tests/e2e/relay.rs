@@ -494,19 +494,62 @@ async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {
 
 /// A commit of fewer rows than `linger_rows` keeps the relay lingering up to
 /// `max_linger_ms`: a commit 300 ms later shares its batch, where `linger_ms` alone
-/// would have published the first long before. The relay looks at the NOTIFYs while it
-/// lingers, so the second commit's ends the linger: with a longest linger of two
-/// minutes, the rows would not be SENT within the 30 s the test waits otherwise.
+/// would have published the first long before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_of_few_rows_lingers_until_more_arrive() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app, 120_000).await;
+    let relay = lingering_relay(&app, 5_000).await;
     commit_event(&app, "first", 0).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_millis(300)).await;
     commit_event(&app, "second", 0).await;
     wait_until_sent(&app, 4).await;
     assert_eq!(batches_of(&app, "'first', 'second'").await, 1);
+    stop(relay).await;
+}
+
+/// Rows announced by several NOTIFYs within `linger_ms` add up: two commits of one row,
+/// one after the other, end a linger of up to two minutes at `linger_ms` (1 s), in one
+/// batch. Counted as the first NOTIFY's row alone, they would not be SENT within the
+/// 30 s the test waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_announced_within_the_shortest_linger_add_up() {
+    let app = spawn_app().await;
+    commit_event(&app, "warm-up", 0).await;
+    let relay = run_relay(
+        &app,
+        RelaySettings {
+            linger_ms: 1_000,
+            max_linger_ms: 120_000,
+            linger_rows: 2,
+            poll_interval_ms: 60_000,
+            ..RelaySettings::default()
+        },
+    );
+    wait_until_sent(&app, 1).await;
+    commit_event(&app, "first", 0).await;
+    commit_event(&app, "second", 0).await;
+    wait_until_sent(&app, 3).await;
+    assert_eq!(batches_of(&app, "'first', 'second'").await, 1);
+    stop(relay).await;
+}
+
+/// The relay stops hearing NOTIFYs for the rest of a long linger, and hears them again
+/// before it claims: a row committed during the pause is published by the claim that
+/// ends it, and a row committed afterwards wakes the relay, well before its 60 s
+/// polling interval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_hears_commits_again_after_a_long_linger() {
+    let app = spawn_app().await;
+    let relay = lingering_relay(&app, 1_000).await;
+    commit_event(&app, "first", 0).await;
+    // The scenario's spacing, not a synchronisation: the second commit comes later.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    commit_event(&app, "during", 0).await;
+    wait_until_sent(&app, 4).await;
+    assert_eq!(batches_of(&app, "'first', 'during'").await, 1);
+    commit_event(&app, "after", 0).await;
+    wait_until_sent(&app, 5).await;
     stop(relay).await;
 }
 

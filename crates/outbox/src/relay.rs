@@ -9,14 +9,16 @@
 //! rollback: they are published again later (at-least-once; consumers dedupe).
 //! Order per aggregate across any number of relays: see [`CLAIM`].
 
+mod announcements;
 mod linger;
 mod session;
 
 use crate::{OutboxRecord, Publisher};
+use announcements::Announcements;
 use edihub_config::RelaySettings;
 use rand::Rng;
 use session::{Session, Sessions};
-use sqlx::postgres::{PgListener, PgRow};
+use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -309,8 +311,8 @@ impl<P: Publisher> Relay<P> {
     /// rather than publish them in a small batch of their own. The batch in flight is
     /// finished before returning.
     pub async fn run(&self, shutdown: CancellationToken) -> Result<(), sqlx::Error> {
-        let mut listener = PgListener::connect_with(&self.pool).await?;
-        listener.listen(&notify_channel(self.channel)).await?;
+        let mut announcements =
+            Announcements::connect(&self.pool, notify_channel(self.channel)).await?;
         let poll = Duration::from_millis(self.settings.poll_interval_ms);
         while !shutdown.is_cancelled() {
             let deferred = match self.drain_until(&shutdown, true).await {
@@ -329,14 +331,14 @@ impl<P: Publisher> Relay<P> {
             let rows = match deferred {
                 0 => tokio::select! {
                     _ = shutdown.cancelled() => break,
-                    rows = self.notified(&mut listener) => rows,
+                    rows = announcements.next() => rows,
                     _ = tokio::time::sleep(poll) => continue,
                 },
                 deferred => deferred,
             };
             tokio::select! {
                 _ = shutdown.cancelled() => break,
-                _ = self.linger(&mut listener, rows) => {}
+                _ = self.linger(&mut announcements, rows) => {}
             }
         }
         // Whoever closes the pool next would otherwise wait for the kept connections.
