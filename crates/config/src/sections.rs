@@ -471,12 +471,13 @@ pub struct RelaySettings {
     /// How long the relay waits after a NOTIFY before claiming, so that commits arriving
     /// close together share a batch (0: claim at once, whatever the two below say).
     pub linger_ms: u64,
-    /// While the commits announced since the NOTIFY hold fewer than `linger_rows` rows,
-    /// the relay waits up to this long instead, so that a low rate is still published
-    /// in batches. The latency it adds is at most this (per event of an aggregate:
-    /// a message's later events wait for a linger of their own, see `linger_rows`).
+    /// When the commits announced by `linger_ms` hold fewer than `linger_rows` rows, the
+    /// relay waits this long instead, without hearing NOTIFYs meanwhile, so that a low
+    /// rate is still published in batches. The latency it adds is at most this (per
+    /// event of an aggregate: a message's later events wait for a linger of their own,
+    /// see `linger_rows`).
     pub max_linger_ms: u64,
-    /// The rows a batch should gather before the relay stops lingering at `linger_ms`.
+    /// The rows that, announced by `linger_ms`, end the linger there.
     /// Fewer rows than this left waiting behind a drain's last batch (later events of
     /// its aggregates) wait for the next linger rather than go in a batch of their own.
     pub linger_rows: u64,

@@ -1,7 +1,7 @@
 //! How long the relay waits after a NOTIFY before it claims. Each NOTIFY, on its
 //! channel's own NOTIFY channel, says how many rows a statement committed ("3"), so
 //! the relay knows how many rows have gathered: it waits `linger_ms` once enough for a
-//! batch were announced (`linger_rows`) by then, and `max_linger_ms` while fewer were.
+//! batch were announced (`linger_rows`) by then, and `max_linger_ms` when fewer were.
 //! A low, steady rate is then published in batches of many rows rather than a handful,
 //! each at a batch's full cost; a high rate still waits only `linger_ms`.
 //!
