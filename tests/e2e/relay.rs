@@ -460,16 +460,17 @@ async fn stop((shutdown, running): Running) {
     running.await.expect("join").expect("relay run");
 }
 
-/// A relay that lingers up to `max_linger_ms` while fewer than two rows were announced,
-/// 10 ms once two were, started on `app`'s outbox; it has published its first rows.
-async fn lingering_relay(app: &TestApp, max_linger_ms: u64) -> Running {
+/// A relay that lingers `max_linger_ms` when fewer than two rows were announced by
+/// `linger_ms`, and `linger_ms` when two were, started on `app`'s outbox; it has
+/// published its first rows.
+async fn lingering_relay(app: &TestApp, linger_ms: u64, max_linger_ms: u64) -> Running {
     // Committed before the relay listens, so that no NOTIFY of it can wake the relay
     // later, when its rows are long taken, and start a linger the test does not expect.
     commit_events(app, &["warm-up-a", "warm-up-b"]).await;
     let running = run_relay(
         app,
         RelaySettings {
-            linger_ms: 10,
+            linger_ms,
             max_linger_ms,
             linger_rows: 2,
             poll_interval_ms: 60_000,
@@ -492,22 +493,6 @@ async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {
     app.count(&sql).await
 }
 
-/// A commit of fewer rows than `linger_rows` keeps the relay lingering up to
-/// `max_linger_ms`: a commit 300 ms later shares its batch, where `linger_ms` alone
-/// would have published the first long before.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_commit_of_few_rows_lingers_until_more_arrive() {
-    let app = spawn_app().await;
-    let relay = lingering_relay(&app, 5_000).await;
-    commit_event(&app, "first", 0).await;
-    // The scenario's spacing, not a synchronisation: the second commit comes later.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    commit_event(&app, "second", 0).await;
-    wait_until_sent(&app, 4).await;
-    assert_eq!(batches_of(&app, "'first', 'second'").await, 1);
-    stop(relay).await;
-}
-
 /// Rows announced by several NOTIFYs within `linger_ms` add up: two commits of one row,
 /// one after the other, end a linger of up to two minutes at `linger_ms` (1 s), in one
 /// batch. Counted as the first NOTIFY's row alone, they would not be SENT within the
@@ -515,33 +500,23 @@ async fn a_commit_of_few_rows_lingers_until_more_arrive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rows_announced_within_the_shortest_linger_add_up() {
     let app = spawn_app().await;
-    commit_event(&app, "warm-up", 0).await;
-    let relay = run_relay(
-        &app,
-        RelaySettings {
-            linger_ms: 1_000,
-            max_linger_ms: 120_000,
-            linger_rows: 2,
-            poll_interval_ms: 60_000,
-            ..RelaySettings::default()
-        },
-    );
-    wait_until_sent(&app, 1).await;
+    let relay = lingering_relay(&app, 1_000, 120_000).await;
     commit_event(&app, "first", 0).await;
     commit_event(&app, "second", 0).await;
-    wait_until_sent(&app, 3).await;
+    wait_until_sent(&app, 4).await;
     assert_eq!(batches_of(&app, "'first', 'second'").await, 1);
     stop(relay).await;
 }
 
-/// The relay stops hearing NOTIFYs for the rest of a long linger, and hears them again
-/// before it claims: a row committed during the pause is published by the claim that
-/// ends it, and a row committed afterwards wakes the relay, well before its 60 s
-/// polling interval.
+/// A commit of fewer rows than `linger_rows` keeps the relay lingering up to
+/// `max_linger_ms`: a commit 300 ms later shares its batch, where `linger_ms` alone
+/// would have published the first long before. The relay stops hearing NOTIFYs for the
+/// rest of such a linger, and hears them again before it claims: a row committed
+/// afterwards wakes the relay, well before its 60 s polling interval.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_hears_commits_again_after_a_long_linger() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app, 1_000).await;
+    let relay = lingering_relay(&app, 10, 1_000).await;
     commit_event(&app, "first", 0).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -559,7 +534,7 @@ async fn a_relay_hears_commits_again_after_a_long_linger() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app, 5_000).await;
+    let relay = lingering_relay(&app, 10, 5_000).await;
     commit_events(&app, &["first-a", "first-b"]).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -578,7 +553,7 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_few_followers_wait_for_the_next_linger() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app, 5_000).await;
+    let relay = lingering_relay(&app, 10, 5_000).await;
     let chain = [event(&app, "chain", 0), event(&app, "chain", 1)];
     app.commit_events(&chain).await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
@@ -598,7 +573,7 @@ async fn a_few_followers_wait_for_the_next_linger() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deferred_followers_are_published_without_a_later_commit() {
     let app = spawn_app().await;
-    let relay = lingering_relay(&app, 5_000).await;
+    let relay = lingering_relay(&app, 10, 5_000).await;
     let chain = [event(&app, "alone", 0), event(&app, "alone", 1)];
     app.commit_events(&chain).await;
     wait_until_sent(&app, 4).await;
