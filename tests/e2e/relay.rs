@@ -487,6 +487,13 @@ async fn commit_events(app: &TestApp, aggregates: &[&str]) {
     app.commit_events(&events).await;
 }
 
+/// One transaction committing `aggregate`'s first two events: the second becomes a
+/// head only once the batch that holds the first commits.
+async fn commit_first_two(app: &TestApp, aggregate: &str) {
+    app.commit_events(&[event(app, aggregate, 0), event(app, aggregate, 1)])
+        .await;
+}
+
 async fn batches_of(app: &TestApp, aggregates: &str) -> i64 {
     let sql =
         format!("SELECT count(DISTINCT sent_at) FROM outbox WHERE aggregate_id IN ({aggregates})");
@@ -554,8 +561,7 @@ async fn a_commit_of_enough_rows_lingers_only_the_shortest() {
 async fn a_few_followers_wait_for_the_next_linger() {
     let app = spawn_app().await;
     let relay = lingering_relay(&app, 10, 5_000).await;
-    let chain = [event(&app, "chain", 0), event(&app, "chain", 1)];
-    app.commit_events(&chain).await;
+    commit_first_two(&app, "chain").await;
     // The scenario's spacing, not a synchronisation: the second commit comes later.
     tokio::time::sleep(Duration::from_millis(300)).await;
     commit_event(&app, "later", 0).await;
@@ -574,8 +580,7 @@ async fn a_few_followers_wait_for_the_next_linger() {
 async fn deferred_followers_are_published_without_a_later_commit() {
     let app = spawn_app().await;
     let relay = lingering_relay(&app, 10, 5_000).await;
-    let chain = [event(&app, "alone", 0), event(&app, "alone", 1)];
-    app.commit_events(&chain).await;
+    commit_first_two(&app, "alone").await;
     wait_until_sent(&app, 4).await;
     assert_eq!(batches_of(&app, "'alone'").await, 2);
     stop(relay).await;
