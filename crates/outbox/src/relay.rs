@@ -164,12 +164,13 @@ impl<P: Publisher> Relay<P> {
             }
             // Rows behind a batch that overlapped this claim are of unknown number: they
             // are claimed at once, as are followers when there is no linger to wait for.
-            let deferred = match defer_followers
+            let deferred = if defer_followers
                 && !followers_unclaimed
                 && linger::defer_followers(followers, &self.settings)
             {
-                true => followers,
-                false => 0,
+                followers
+            } else {
+                0
             };
             // A short batch took every claimable row there was: claim again only for the
             // rows that wait behind it or behind the batch before, in the commit's message.
